@@ -1,0 +1,106 @@
+// tessel — GEMM kernels for NVIDIA GPUs, callable like cuBLAS.
+//
+// All matrices are ROW-MAJOR: element (i, j) of a matrix X with leading
+// dimension ldx is X[i * ldx + j]. The library computes, in place in C,
+//
+//     C = alpha * op(A) * op(B) + beta * C,      op(X) = X or X^T,
+//
+// with op(A) of size m x k, op(B) of size k x n and C of size m x n.
+//
+// Column-major callers (cuBLAS/Fortran convention): a column-major matrix is
+// the row-major transpose of itself, so a column-major product
+// C = op(A) op(B) is the row-major product C^T = op(B)^T op(A)^T. Swap the
+// operands and the sizes and keep the ops:
+//
+//     cublas: gemm(opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+//     tessel: sgemm(opB, opA, n, m, k, alpha, B, ldb, A, lda, beta, C, ldc)
+//
+// Sizes are 64-bit. m, n or k == 0 behave as in BLAS (k == 0 or alpha == 0
+// gives C = beta * C). beta == 0 never reads C, so C may hold NaN.
+// Every call validates its arguments and returns a Status naming the
+// offending argument; nothing is launched when the status is not ok.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tessel {
+
+enum class Op { N, T };  // op(X) = X, or op(X) = X^T
+
+enum class StatusCode {
+  kSuccess = 0,
+  kInvalidArgument,  // a size, leading dimension, pointer or op is not legal
+  kUnknownKernel,    // no registered kernel has the name asked for
+  kNotSupported,     // the kernel or the GPU cannot take these arguments
+  kNoDevice,         // no CUDA GPU is visible
+  kCudaError,        // the CUDA runtime reported an error
+};
+
+class Status {
+ public:
+  Status() = default;  // success
+  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  bool ok() const { return code_ == StatusCode::kSuccess; }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  StatusCode code_ = StatusCode::kSuccess;
+  std::string message_;
+};
+
+const char* to_string(StatusCode code);
+
+enum class DType { kF32 };
+const char* to_string(DType dtype);
+
+// Everything one GEMM call needs, as in the positional signature below.
+struct SgemmArgs {
+  Op opA = Op::N, opB = Op::N;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const float* A = nullptr;
+  int64_t lda = 1;
+  const float* B = nullptr;
+  int64_t ldb = 1;
+  float beta = 0.0f;
+  float* C = nullptr;
+  int64_t ldc = 1;
+};
+
+// What the registry knows of a kernel. The ladder is part of the product:
+// every registered kernel can be listed and run by name.
+struct KernelInfo {
+  std::string name;          // e.g. "smem"; what run_kernel() and the CLI take
+  int ladder_step = 0;       // position in the optimisation ladder (1 = naive)
+  std::string summary;       // one line: what this step does
+  DType dtype = DType::kF32; // input, output and compute type
+  int min_compute_capability = 0;  // e.g. 80 for sm_80
+  int alignment = 1;         // A, B, C and lda/ldb/ldc must be multiples of this many elements
+  std::string constraints;   // shapes/layouts it accepts, in words
+};
+
+// All registered kernels, in ladder order.
+std::vector<KernelInfo> kernels();
+std::optional<KernelInfo> find_kernel(std::string_view name);
+
+// Auto-dispatch: the fastest registered kernel that can take the arguments.
+Status sgemm(Op opA, Op opB, int64_t m, int64_t n, int64_t k, float alpha, const float* A,
+             int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+             cudaStream_t stream = nullptr);
+Status sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
+
+// The kernel auto-dispatch would run for these arguments (after validation).
+Status select_kernel(const SgemmArgs& args, std::string* name);
+
+// Runs one named kernel. Returns kUnknownKernel for an unknown name and
+// kNotSupported (with the reason) when that kernel cannot take the arguments.
+Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);
+
+}  // namespace tessel

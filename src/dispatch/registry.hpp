@@ -1,0 +1,22 @@
+// Internal: the kernel registry. One table (registry.cpp) that the
+// dispatcher, the CLI and the tests all read; a new kernel is one new file
+// plus one row there.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace tessel {
+
+struct KernelEntry {
+  KernelInfo info;
+  impl::LaunchFn launch;
+};
+
+// In ladder order.
+const std::vector<KernelEntry>& registry();
+const KernelEntry* find_entry(std::string_view name);
+
+}  // namespace tessel

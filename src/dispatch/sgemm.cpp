@@ -1,0 +1,208 @@
+// The public entry points: argument checks, kernel choice and launch.
+//
+// Order of checks (each failure returns before anything is launched):
+//   1. kernel name (run_kernel only)           -> kUnknownKernel
+//   2. ops, sizes, leading dimensions, nulls    -> kInvalidArgument
+//   3. m == 0 or n == 0: nothing to do          -> success
+//   4. a GPU is visible, its compute capability -> kNoDevice / kNotSupported
+//   5. A, B, C are memory the GPU can reach     -> kInvalidArgument
+//   6. the kernel's alignment needs             -> kNotSupported
+// then k == 0 or alpha == 0 scales C by beta, anything else runs the kernel.
+#include <tessel/tessel.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "dispatch/registry.hpp"
+
+namespace tessel {
+namespace {
+
+using std::to_string;
+
+Status invalid(const std::string& msg) { return {StatusCode::kInvalidArgument, "tessel: " + msg}; }
+
+// Checks the leading dimension of one stored operand of rows x cols (row-major).
+Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int64_t rows, int64_t cols,
+                const char* cols_name) {
+  const int64_t need = std::max<int64_t>(1, cols);
+  if (ld < need) {
+    return invalid(std::string(ld_name) + " = " + to_string(ld) + " is too small: " + layout + ", so " + ld_name +
+                   " must be >= max(1, " + cols_name + ") = " + to_string(need));
+  }
+  if (rows > 0 && ld > std::numeric_limits<int64_t>::max() / rows) {
+    return invalid(layout + " with " + ld_name + " = " + to_string(ld) + ": its extent overflows 64-bit indexing");
+  }
+  return {};
+}
+
+Status validate(const SgemmArgs& a) {
+  if (a.opA != Op::N && a.opA != Op::T) return invalid("opA = " + to_string(int(a.opA)) + " is neither Op::N nor Op::T");
+  if (a.opB != Op::N && a.opB != Op::T) return invalid("opB = " + to_string(int(a.opB)) + " is neither Op::N nor Op::T");
+  if (a.m < 0) return invalid("m = " + to_string(a.m) + " must be >= 0");
+  if (a.n < 0) return invalid("n = " + to_string(a.n) + " must be >= 0");
+  if (a.k < 0) return invalid("k = " + to_string(a.k) + " must be >= 0");
+
+  const bool a_n = a.opA == Op::N, b_n = a.opB == Op::N;
+  Status s = check_ld(a_n ? "A is stored m x k (opA = N)" : "A is stored k x m (opA = T)", "lda", a.lda,
+                      a_n ? a.m : a.k, a_n ? a.k : a.m, a_n ? "k" : "m");
+  if (s.ok()) {
+    s = check_ld(b_n ? "B is stored k x n (opB = N)" : "B is stored n x k (opB = T)", "ldb", a.ldb,
+                 b_n ? a.k : a.n, b_n ? a.n : a.k, b_n ? "n" : "k");
+  }
+  if (s.ok()) s = check_ld("C is stored m x n", "ldc", a.ldc, a.m, a.n, "n");
+  if (!s.ok()) return s;
+
+  const bool writes_c = a.m > 0 && a.n > 0;
+  const bool reads_ab = writes_c && a.k > 0 && a.alpha != 0.0f;
+  if (writes_c && a.C == nullptr) return invalid("C is null but m * n > 0");
+  if (reads_ab && a.A == nullptr) return invalid("A is null but m, n, k > 0 and alpha != 0");
+  if (reads_ab && a.B == nullptr) return invalid("B is null but m, n, k > 0 and alpha != 0");
+  return {};
+}
+
+std::string cuda_message(cudaError_t err) {
+  return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+}
+
+// Compute capability of the current device as 10 * major + minor.
+Status current_device(int* device, int* cc) {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();  // clear the (non-sticky) error
+    return {StatusCode::kNoDevice,
+            "tessel: no CUDA GPU is visible" + (err != cudaSuccess ? " (" + cuda_message(err) + ")" : std::string())};
+  }
+  int major = 0, minor = 0;
+  if ((err = cudaGetDevice(device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *device)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *device)) != cudaSuccess) {
+    return {StatusCode::kCudaError, "tessel: cannot query the current GPU (" + cuda_message(err) + ")"};
+  }
+  *cc = 10 * major + minor;
+  return {};
+}
+
+// A pointer the kernels will dereference must be device or managed memory
+// (or host memory mapped into the device's address space) on this device.
+Status check_pointer(const void* p, const char* name, int device) {
+  cudaPointerAttributes attr{};
+  const cudaError_t err = cudaPointerGetAttributes(&attr, p);
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    return invalid(std::string(name) + " is not a pointer CUDA knows (" + cuda_message(err) + ")");
+  }
+  if (attr.type == cudaMemoryTypeUnregistered || (attr.type == cudaMemoryTypeHost && attr.devicePointer == nullptr)) {
+    return invalid(std::string(name) + " points to host memory; pass device (or managed) memory");
+  }
+  if (attr.type == cudaMemoryTypeDevice && attr.device != device) {
+    return invalid(std::string(name) + " lives on GPU " + to_string(attr.device) + " but the current device is GPU " +
+                   to_string(device));
+  }
+  return {};
+}
+
+Status check_pointers(const SgemmArgs& a, int device) {
+  if (a.k > 0 && a.alpha != 0.0f) {
+    if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
+    if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
+  }
+  return check_pointer(a.C, "C", device);
+}
+
+bool aligned(const void* p, int elements) {
+  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(float) * elements) == 0;
+}
+
+// Whether kernel e can take these (validated) arguments on a GPU of compute capability cc.
+Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
+  const KernelInfo& info = e.info;
+  if (cc < info.min_compute_capability) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs compute capability >= " +
+                                           to_string(info.min_compute_capability / 10) + "." +
+                                           to_string(info.min_compute_capability % 10) + ", this GPU has " +
+                                           to_string(cc / 10) + "." + to_string(cc % 10)};
+  }
+  const int al = info.alignment;
+  if (al > 1) {
+    const struct { const void* p; int64_t ld; const char* name; const char* ld_name; } ops[] = {
+        {a.A, a.lda, "A", "lda"}, {a.B, a.ldb, "B", "ldb"}, {a.C, a.ldc, "C", "ldc"}};
+    for (const auto& o : ops) {
+      if (!aligned(o.p, al) || o.ld % al != 0) {
+        return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
+                                               to_string(al * sizeof(float)) + " bytes and " + o.ld_name +
+                                               " a multiple of " + to_string(al) + " (" + o.ld_name + " = " +
+                                               to_string(o.ld) + ")"};
+      }
+    }
+  }
+  return {};
+}
+
+Status launch(const KernelEntry& e, const SgemmArgs& a, int device, int cc, cudaStream_t stream) {
+  if (Status s = check_pointers(a, device); !s.ok()) return s;
+  if (Status s = can_run(e, a, cc); !s.ok()) return s;
+  const cudaError_t err = (a.k == 0 || a.alpha == 0.0f) ? impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream)
+                                                         : e.launch(a, stream);
+  if (err != cudaSuccess) {
+    return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
+  }
+  return {};
+}
+
+// The auto-dispatch choice: the latest ladder step that can take the
+// arguments (each step is faster than the one before it on large shapes).
+Status choose(const SgemmArgs& a, int cc, const KernelEntry** chosen) {
+  const auto& table = registry();
+  for (auto it = table.rbegin(); it != table.rend(); ++it) {
+    if (can_run(*it, a, cc).ok()) {
+      *chosen = &*it;
+      return {};
+    }
+  }
+  return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
+}
+
+}  // namespace
+
+Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream) {
+  const KernelEntry* e = find_entry(kernel);
+  if (e == nullptr) {
+    return {StatusCode::kUnknownKernel, "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
+  }
+  if (Status s = validate(args); !s.ok()) return s;
+  if (args.m == 0 || args.n == 0) return {};
+  int device = 0, cc = 0;
+  if (Status s = current_device(&device, &cc); !s.ok()) return s;
+  return launch(*e, args, device, cc, stream);
+}
+
+Status select_kernel(const SgemmArgs& args, std::string* name) {
+  if (Status s = validate(args); !s.ok()) return s;
+  int device = 0, cc = 0;
+  if (Status s = current_device(&device, &cc); !s.ok()) return s;
+  const KernelEntry* e = nullptr;
+  if (Status s = choose(args, cc, &e); !s.ok()) return s;
+  *name = e->info.name;
+  return {};
+}
+
+Status sgemm(const SgemmArgs& args, cudaStream_t stream) {
+  if (Status s = validate(args); !s.ok()) return s;
+  if (args.m == 0 || args.n == 0) return {};
+  int device = 0, cc = 0;
+  if (Status s = current_device(&device, &cc); !s.ok()) return s;
+  const KernelEntry* e = nullptr;
+  if (Status s = choose(args, cc, &e); !s.ok()) return s;
+  return launch(*e, args, device, cc, stream);
+}
+
+Status sgemm(Op opA, Op opB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
+             const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream) {
+  return sgemm(SgemmArgs{opA, opB, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc}, stream);
+}
+
+}  // namespace tessel

@@ -1,0 +1,117 @@
+#include "harness/bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "harness/reference.hpp"
+#include "harness/verify.hpp"
+
+namespace tessel::harness {
+namespace {
+
+class Events {
+ public:
+  Events() {
+    check_cuda(cudaEventCreate(&start_), "cudaEventCreate");
+    check_cuda(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~Events() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+};
+
+// Times `launch` (which enqueues one GEMM on the default stream): warm-up
+// runs, then up to options.repeat runs, each after overwriting a buffer of
+// twice the L2 size so that no operand starts out cached.
+Summary time_launches(const std::function<void()>& launch, DeviceBuffer<char>& flush, const BenchOptions& o) {
+  for (int w = 0; w < o.warmup; ++w) launch();
+  check_cuda(cudaDeviceSynchronize(), "warm-up");
+  Events ev;
+  std::vector<double> ms;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int r = 0; r < o.repeat; ++r) {
+    check_cuda(cudaMemsetAsync(flush.get(), r & 0xff, flush.size()), "L2 flush");
+    check_cuda(cudaEventRecord(ev.start_), "cudaEventRecord");
+    launch();
+    check_cuda(cudaEventRecord(ev.stop_), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(ev.stop_), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, ev.start_, ev.stop_), "cudaEventElapsedTime");
+    ms.push_back(t);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (ms.size() >= 3 && wall > o.max_seconds) break;
+  }
+  return summarize(ms);
+}
+
+}  // namespace
+
+std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress) {
+  const GpuInfo gpu = query_gpu();
+  DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
+  const size_t total = o.shapes.size() * o.ops.size() * o.kernels.size();
+  std::vector<BenchRow> rows;
+
+  for (const Shape& shape : o.shapes) {
+    for (const OpPair& ops : o.ops) {
+      SgemmArgs a{ops.first, ops.second, shape.m, shape.n, shape.k, o.alpha, nullptr, 0, nullptr, 0, o.beta, nullptr, 0};
+      a.lda = std::max<int64_t>(1, ops.first == Op::N ? shape.k : shape.m);
+      a.ldb = std::max<int64_t>(1, ops.second == Op::N ? shape.n : shape.k);
+      a.ldc = std::max<int64_t>(1, shape.n);
+      std::vector<float> hA(size_t(stored_rows_a(a) * a.lda)), hB(size_t(stored_rows_b(a) * a.ldb)),
+          hC(size_t(shape.m * a.ldc));
+      fill_random(hA, o.seed), fill_random(hB, o.seed + 1), fill_random(hC, o.seed + 2);
+      DeviceBuffer<float> dA(hA), dB(hB), dC0(hC), dC(hC.size()), dRef(hC);
+      a.A = dA.get(), a.B = dB.get();
+
+      SgemmArgs ref = a;
+      ref.C = dRef.get();
+      cublas.sgemm(ref);
+      check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
+      const std::vector<float> R = dRef.download();
+      ref.C = dC.get();
+      const Summary ref_ms = time_launches([&] { cublas.sgemm(ref); }, flush, o);
+      const double ref_tflops = tflops(shape.m, shape.n, shape.k, ref_ms.median);
+
+      for (const std::string& kernel : o.kernels) {
+        if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
+        BenchRow row{kernel, to_string(DType::kF32), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, ""};
+        SgemmArgs run = a;
+        run.C = dC.get();
+        dC.copy_from(dC0);
+        Status st = run_gemm(kernel, run);
+        cudaError_t err = st.ok() ? cudaDeviceSynchronize() : cudaSuccess;
+        if (!st.ok() || err != cudaSuccess) {
+          row.status = "ERROR";
+          row.note = st.ok() ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : st.message();
+          rows.push_back(row);
+          continue;
+        }
+        const Comparison cmp = compare(dC.download(), R, shape.m, shape.n, a.ldc);
+        row.rel_err = cmp.rel_err;
+        const double tol = tolerance(DType::kF32, shape.k);
+        if (cmp.nonfinite > 0 || !(row.rel_err <= tol)) {
+          row.status = "FAILED";
+          row.note = cmp.nonfinite > 0 ? std::to_string(cmp.nonfinite) + " NaN/Inf outputs"
+                                   : "relative error vs cuBLAS above tolerance " + std::to_string(tol);
+          rows.push_back(row);
+          continue;
+        }
+        row.ms = time_launches(
+            [&] {
+              if (Status s = run_gemm(kernel, run); !s.ok()) throw std::runtime_error(s.message());
+            },
+            flush, o);
+        row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);
+        row.ratio = ref_tflops > 0 ? row.tflops / ref_tflops : 0;
+        rows.push_back(row);
+      }
+    }
+  }
+  if (progress) progress(rows.size(), total, "done");
+  return rows;
+}
+
+}  // namespace tessel::harness

@@ -1,0 +1,47 @@
+// Benchmark harness: for each shape, cuBLAS and each kernel on the same
+// random inputs; every kernel's result is checked against cuBLAS's before
+// it is timed. Times are CUDA-event times of single launches with the L2
+// flushed before each, summarised as median / min / max.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "harness/gpu.hpp"
+#include "harness/shapes.hpp"
+#include "harness/stats.hpp"
+
+namespace tessel::harness {
+
+struct BenchOptions {
+  std::vector<std::string> kernels;  // registered names or kAuto
+  std::vector<Shape> shapes;
+  std::vector<OpPair> ops = {{Op::N, Op::N}};
+  float alpha = 1.0f, beta = 0.0f;
+  int warmup = 3;
+  int repeat = 20;             // timed runs per row ...
+  double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)
+  uint64_t seed = 42;
+};
+
+struct BenchRow {
+  std::string kernel;
+  std::string dtype;
+  OpPair ops;
+  Shape shape;
+  std::string status;          // "ok", "FAILED" (wrong result, not timed) or "ERROR" (did not run)
+  Summary ms;                  // tessel kernel, milliseconds (count = timed runs)
+  double tflops = 0;
+  Summary ref_ms;              // cuBLAS in the same run on the same inputs
+  double ref_tflops = 0;
+  double ratio = 0;            // tflops / ref_tflops
+  double rel_err = 0;          // ||D - D_cublas|| / ||D_cublas|| of the checked run
+  std::string note;            // why it failed, if it did
+};
+
+using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
+
+std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {});
+
+}  // namespace tessel::harness

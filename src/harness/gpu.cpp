@@ -1,0 +1,96 @@
+#include "harness/gpu.hpp"
+
+#include <algorithm>
+
+namespace tessel::harness {
+
+void check_cuda(cudaError_t err, const char* what) {
+  if (err != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + " failed: " + cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+  }
+}
+
+void check_cublas(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string(what) + " failed: " + cublasGetStatusString(status));
+  }
+}
+
+bool gpu_available(std::string* why) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    if (why) *why = err != cudaSuccess ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : "0 devices";
+    return false;
+  }
+  return true;
+}
+
+std::string version_string(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+namespace {
+// FP32 lanes per SM by architecture (CUDA programming guide's throughput table).
+int fp32_lanes_per_sm(int cc) {
+  switch (cc) {
+    case 80: return 64;                    // A100
+    case 86: case 87: case 89: return 128; // Ampere consumer, Ada
+    case 90: return 128;                   // Hopper
+    default: return cc >= 100 ? 128 : 64;
+  }
+}
+}  // namespace
+
+GpuInfo query_gpu() {
+  GpuInfo g;
+  check_cuda(cudaGetDevice(&g.device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, g.device), "cudaGetDeviceProperties");
+  g.name = prop.name;
+  g.compute_capability = prop.major * 10 + prop.minor;
+  g.sm_count = prop.multiProcessorCount;
+  int khz = 0;
+  check_cuda(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, g.device), "cudaDeviceGetAttribute(ClockRate)");
+  g.sm_clock_mhz = khz / 1000;
+  check_cuda(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, g.device), "cudaDeviceGetAttribute(MemoryClockRate)");
+  g.mem_clock_mhz = khz / 1000;
+  g.mem_bus_bits = prop.memoryBusWidth;
+  g.memory_bytes = prop.totalGlobalMem;
+  g.l2_bytes = size_t(prop.l2CacheSize);
+  g.smem_per_block_optin = prop.sharedMemPerBlockOptin;
+  check_cuda(cudaDriverGetVersion(&g.driver_version), "cudaDriverGetVersion");
+  check_cuda(cudaRuntimeGetVersion(&g.runtime_version), "cudaRuntimeGetVersion");
+  int major = 0, minor = 0, patch = 0;
+  check_cublas(cublasGetProperty(MAJOR_VERSION, &major), "cublasGetProperty");
+  check_cublas(cublasGetProperty(MINOR_VERSION, &minor), "cublasGetProperty");
+  check_cublas(cublasGetProperty(PATCH_LEVEL, &patch), "cublasGetProperty");
+  g.cublas_version = major * 10000 + minor * 100 + patch;
+  g.peak_fp32_tflops = double(g.sm_count) * fp32_lanes_per_sm(g.compute_capability) * 2.0 * g.sm_clock_mhz * 1e-6;
+  return g;
+}
+
+Cublas::Cublas() {
+  check_cublas(cublasCreate(&handle_), "cublasCreate");
+  check_cublas(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH), "cublasSetMathMode");
+}
+
+Cublas::~Cublas() { cublasDestroy(handle_); }
+
+const char* Cublas::description() { return "cuBLAS cublasSgemm_64, CUBLAS_DEFAULT_MATH (pure FP32, TF32 off)"; }
+
+void Cublas::sgemm(const SgemmArgs& a, cudaStream_t stream) {
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
+  // row-major arrays read as column-major are the transposes, so swap the
+  // operands and m/n and keep each op.
+  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+  check_cublas(cublasSgemm_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, a.ldb, a.A, a.lda,
+                              &a.beta, a.C, a.ldc),
+               "cublasSgemm_64");
+}
+
+Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream) {
+  return kernel == kAuto ? sgemm(args, stream) : run_kernel(kernel, args, stream);
+}
+
+}  // namespace tessel::harness

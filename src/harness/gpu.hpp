@@ -1,0 +1,101 @@
+// Harness helpers around the CUDA runtime and cuBLAS: error checks, the
+// GPU description, owning device buffers, and cuBLAS as the reference GEMM.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <tessel/tessel.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessel::harness {
+
+// Throws std::runtime_error naming `what` when err is not cudaSuccess.
+void check_cuda(cudaError_t err, const char* what);
+void check_cublas(cublasStatus_t status, const char* what);
+
+// True when a CUDA GPU is visible; otherwise *why says what CUDA answered.
+bool gpu_available(std::string* why = nullptr);
+
+struct GpuInfo {
+  int device = 0;
+  std::string name;
+  int compute_capability = 0;  // 10 * major + minor
+  int sm_count = 0;
+  int sm_clock_mhz = 0;        // maximum (boost) clock as the driver reports it
+  int mem_clock_mhz = 0;
+  int mem_bus_bits = 0;
+  size_t memory_bytes = 0;
+  size_t l2_bytes = 0;
+  size_t smem_per_block_optin = 0;
+  int driver_version = 0;      // e.g. 13000 for 13.0
+  int runtime_version = 0;
+  int cublas_version = 0;     // e.g. 130100 for 13.1.0
+  double peak_fp32_tflops = 0; // sm_count * FP32 lanes per SM * 2 * sm clock
+};
+GpuInfo query_gpu();
+std::string version_string(int cuda_version);  // 13000 -> "13.0"
+
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t count) : count_(count) {
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&ptr_), std::max<size_t>(count, 1) * sizeof(T)), "cudaMalloc");
+  }
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), count_(o.count_) { o.ptr_ = nullptr; o.count_ = 0; }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(count_, o.count_);
+    return *this;
+  }
+  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
+
+  T* get() const { return ptr_; }
+  size_t size() const { return count_; }
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
+    check_cuda(cudaMemcpy(ptr_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+  }
+  void copy_from(const DeviceBuffer& other) {
+    if (other.count_ != count_) throw std::logic_error("DeviceBuffer::copy_from: size mismatch");
+    check_cuda(cudaMemcpy(ptr_, other.ptr_, count_ * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy D2D");
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(count_);
+    check_cuda(cudaMemcpy(host.data(), ptr_, count_ * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    return host;
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  size_t count_ = 0;
+};
+
+// cuBLAS as the reference: pure FP32 (CUBLAS_DEFAULT_MATH, no TF32), called
+// on tessel's row-major arguments through the transpose identity.
+class Cublas {
+ public:
+  Cublas();
+  ~Cublas();
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+  void sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
+  static const char* description();
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+// Runs `kernel` by name, or tessel's auto-dispatch when kernel == kAuto.
+inline constexpr const char* kAuto = "auto";
+Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);
+
+}  // namespace tessel::harness

@@ -1,0 +1,39 @@
+#include "harness/reference.hpp"
+
+namespace tessel::harness {
+
+void fill_random(std::vector<float>& v, uint64_t seed) {
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
+  for (float& x : v) {
+    // splitmix64, top 24 bits -> [0, 1) -> [-1, 1)
+    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    x = float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0);
+  }
+}
+
+double reference_element(const SgemmArgs& h, int64_t i, int64_t j) {
+  double acc = 0.0;
+  for (int64_t q = 0; q < h.k; ++q) {
+    const double a = h.opA == Op::N ? h.A[i * h.lda + q] : h.A[q * h.lda + i];
+    const double b = h.opB == Op::N ? h.B[q * h.ldb + j] : h.B[j * h.ldb + q];
+    acc += a * b;
+  }
+  double out = double(h.alpha) * acc;
+  if (h.beta != 0.0f) out += double(h.beta) * h.C[i * h.ldc + j];
+  return out;
+}
+
+std::vector<double> reference_gemm(const SgemmArgs& h) {
+  std::vector<double> out(size_t(h.m * h.n));
+  for (int64_t i = 0; i < h.m; ++i)
+    for (int64_t j = 0; j < h.n; ++j) out[size_t(i * h.n + j)] = reference_element(h, i, j);
+  return out;
+}
+
+int64_t stored_rows_a(const SgemmArgs& a) { return a.opA == Op::N ? a.m : a.k; }
+int64_t stored_rows_b(const SgemmArgs& a) { return a.opB == Op::N ? a.k : a.n; }
+
+}  // namespace tessel::harness

@@ -1,0 +1,81 @@
+#include "harness/shapes.hpp"
+
+#include <cctype>
+#include <sstream>
+#include <stdexcept>
+
+namespace tessel::harness {
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, sep)) parts.push_back(part);
+  if (!text.empty() && text.back() == sep) parts.emplace_back();
+  return parts;
+}
+
+// A whole, non-negative decimal number; `item` names the list item in errors.
+int64_t parse_size(const std::string& s, const std::string& item) {
+  if (s.empty() || s.size() > 12) throw std::invalid_argument("bad size '" + s + "' in '" + item + "'");
+  for (char c : s) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) {
+      throw std::invalid_argument("bad size '" + s + "' in '" + item + "': expected a whole number >= 0");
+    }
+  }
+  return std::stoll(s);
+}
+
+}  // namespace
+
+std::string to_string(const Shape& s) {
+  return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+}
+
+std::vector<Shape> parse_shapes(const std::string& text) {
+  std::vector<Shape> shapes;
+  for (const std::string& item : split(text, ',')) {
+    if (item.empty()) throw std::invalid_argument("empty item in size list '" + text + "'");
+    if (item.find(':') != std::string::npos) {
+      const auto r = split(item, ':');
+      if (r.size() != 3) throw std::invalid_argument("bad range '" + item + "': expected FIRST:LAST:STEP");
+      const int64_t first = parse_size(r[0], item), last = parse_size(r[1], item), step = parse_size(r[2], item);
+      if (step <= 0) throw std::invalid_argument("bad range '" + item + "': STEP must be > 0");
+      if (last < first) throw std::invalid_argument("bad range '" + item + "': LAST < FIRST");
+      for (int64_t s = first; s <= last; s += step) shapes.push_back({s, s, s});
+    } else if (item.find_first_of("xX") != std::string::npos) {
+      std::string lower = item;
+      for (char& c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+      const auto d = split(lower, 'x');
+      if (d.size() != 3) throw std::invalid_argument("bad shape '" + item + "': expected MxNxK");
+      shapes.push_back({parse_size(d[0], item), parse_size(d[1], item), parse_size(d[2], item)});
+    } else {
+      const int64_t s = parse_size(item, item);
+      shapes.push_back({s, s, s});
+    }
+  }
+  if (shapes.empty()) throw std::invalid_argument("the size list is empty");
+  return shapes;
+}
+
+char op_char(Op op) { return op == Op::N ? 'N' : 'T'; }
+
+std::string to_string(OpPair ops) { return {op_char(ops.first), op_char(ops.second)}; }
+
+std::vector<OpPair> parse_ops(const std::string& text) {
+  std::vector<OpPair> ops;
+  for (const std::string& item : split(text, ',')) {
+    auto op = [&](char c) {
+      c = char(std::toupper(static_cast<unsigned char>(c)));
+      if (c != 'N' && c != 'T') throw std::invalid_argument("bad op pair '" + item + "': expected NN, NT, TN or TT");
+      return c == 'N' ? Op::N : Op::T;
+    };
+    if (item.size() != 2) throw std::invalid_argument("bad op pair '" + item + "': expected NN, NT, TN or TT");
+    ops.emplace_back(op(item[0]), op(item[1]));
+  }
+  if (ops.empty()) throw std::invalid_argument("the op list is empty");
+  return ops;
+}
+
+}  // namespace tessel::harness

@@ -1,0 +1,143 @@
+#include "harness/verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "harness/reference.hpp"
+
+namespace tessel::harness {
+namespace {
+
+constexpr int64_t kGuard = 64;                  // poisoned elements past each array's end
+constexpr uint32_t kUnwrittenBits = 0x7fc00000; // C's elements when beta == 0: NaN, must be overwritten
+constexpr uint32_t kGuardBits = 0x7fc0beef;     // padding and guards: NaN, must stay as they are
+
+float from_bits(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// rows x cols row-major with leading dimension ld, plus kGuard trailing elements:
+// random inside, kGuardBits NaN in the padding columns and the guard.
+std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t seed) {
+  std::vector<float> v(size_t(rows * ld + kGuard));
+  fill_random(v, seed);
+  const float guard = from_bits(kGuardBits);
+  for (int64_t r = 0; r < rows; ++r) std::fill(v.begin() + r * ld + cols, v.begin() + (r + 1) * ld, guard);
+  std::fill(v.begin() + rows * ld, v.end(), guard);
+  return v;
+}
+
+double relative(double diff2, double ref2) { return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2); }
+
+}  // namespace
+
+Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int64_t m, int64_t n, int64_t ld) {
+  Comparison c;
+  double diff2 = 0, ref2 = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const double d = D[size_t(i * ld + j)], r = R[size_t(i * ld + j)];
+      if (!std::isfinite(d) && std::isfinite(r)) ++c.nonfinite;
+      diff2 += (d - r) * (d - r);
+      ref2 += r * r;
+    }
+  }
+  c.rel_err = relative(diff2, ref2);
+  return c;
+}
+
+double tolerance(DType dtype, int64_t k) {
+  switch (dtype) {
+    case DType::kF32:
+      // fp32 rounding grows about like sqrt(k) * 2^-24 relative; 1e-5 is
+      // tens of times that at k = 4096 and still far under 1e-4.
+      return 1e-5 * std::max(1.0, std::sqrt(double(k) / 4096.0));
+  }
+  return 0;
+}
+
+VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
+  VerifyResult r;
+  const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
+  SgemmArgs a{c.opA, c.opB, m, n, k, c.alpha, nullptr, 0, nullptr, 0, c.beta, nullptr, 0};
+  a.lda = std::max<int64_t>(1, c.opA == Op::N ? k : m) + c.ld_pad;
+  a.ldb = std::max<int64_t>(1, c.opB == Op::N ? n : k) + c.ld_pad;
+  a.ldc = std::max<int64_t>(1, n) + c.ld_pad;
+  r.tolerance = tolerance(DType::kF32, k);
+
+  const std::vector<float> hA = make_operand(stored_rows_a(a), c.opA == Op::N ? k : m, a.lda, c.seed * 3 + 1);
+  const std::vector<float> hB = make_operand(stored_rows_b(a), c.opB == Op::N ? n : k, a.ldb, c.seed * 3 + 2);
+  std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3);
+  if (c.beta == 0.0f) {
+    for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
+  }
+
+  DeviceBuffer<float> dA(hA), dB(hB), dC(hC), dRef(hC);
+  SgemmArgs ref = a;
+  ref.A = dA.get(), ref.B = dB.get(), ref.C = dRef.get();
+  cublas.sgemm(ref);
+  SgemmArgs run = ref;
+  run.C = dC.get();
+  r.status = run_gemm(c.kernel, run);
+  if (!r.status.ok()) {
+    r.reason = r.status.message();
+    return r;
+  }
+  if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {
+    r.reason = std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+    return r;
+  }
+  const std::vector<float> D = dC.download(), R = dRef.download();
+
+  const Comparison cmp = compare(D, R, m, n, a.ldc);
+  r.err_vs_cublas = cmp.rel_err;
+  r.nonfinite = cmp.nonfinite;
+  for (size_t e = 0; e < D.size(); ++e) {
+    const bool inside = int64_t(e) < m * a.ldc && int64_t(e) % a.ldc < n;
+    if (!inside && !same_bits(D[e], hC[e])) ++r.clobbered;
+  }
+
+  // fp64 reference: every element of small cases, a fixed sample plus the corners of large ones.
+  std::vector<std::pair<int64_t, int64_t>> points;
+  if (m * n * std::max<int64_t>(k, 1) <= kFullFp64Macs) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) points.emplace_back(i, j);
+  } else {
+    points = {{0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
+    std::mt19937_64 gen(c.seed);
+    for (int s = 0; s < kFp64Samples; ++s) points.emplace_back(int64_t(gen() % uint64_t(m)), int64_t(gen() % uint64_t(n)));
+  }
+  SgemmArgs host = a;
+  host.A = hA.data(), host.B = hB.data(), host.C = hC.data();
+  double d2 = 0, c2 = 0, x2 = 0;
+  for (auto [i, j] : points) {
+    const double want = reference_element(host, i, j);
+    const size_t e = size_t(i * a.ldc + j);
+    d2 += (D[e] - want) * (D[e] - want);
+    c2 += (R[e] - want) * (R[e] - want);
+    x2 += want * want;
+  }
+  r.fp64_checked = int64_t(points.size());
+  r.err_vs_fp64 = relative(d2, x2);
+  r.cublas_vs_fp64 = relative(c2, x2);
+
+  std::string why;
+  if (r.nonfinite > 0) why = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
+  else if (r.clobbered > 0) why = std::to_string(r.clobbered) + " elements outside C's m x n were overwritten";
+  else if (!(r.err_vs_cublas <= r.tolerance)) why = "error vs cuBLAS above tolerance";
+  else if (!(r.err_vs_fp64 <= r.tolerance)) why = "error vs fp64 reference above tolerance";
+  else if (!(r.cublas_vs_fp64 <= r.tolerance)) why = "cuBLAS itself disagrees with the fp64 reference";
+  r.reason = why;
+  r.passed = why.empty();
+  return r;
+}
+
+}  // namespace tessel::harness

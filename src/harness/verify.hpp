@@ -1,0 +1,53 @@
+// Verification harness: one GEMM case against cuBLAS (every element) and
+// against an fp64 CPU reference (every element for small cases, a sample
+// for large ones), with poisoned outputs and guarded padding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/gpu.hpp"
+#include "harness/shapes.hpp"
+
+namespace tessel::harness {
+
+struct VerifyCase {
+  std::string kernel;        // a registered name, or kAuto
+  Op opA = Op::N, opB = Op::N;
+  Shape shape;
+  float alpha = 1.0f, beta = 0.0f;
+  int64_t ld_pad = 0;        // every leading dimension is its minimum plus this
+  uint64_t seed = 1;
+};
+
+struct VerifyResult {
+  Status status;             // what tessel returned
+  double tolerance = 0;
+  double err_vs_cublas = 0;  // ||D - D_cublas|| / ||D_cublas|| over all m x n elements
+  double err_vs_fp64 = 0;    // the same against the fp64 reference on the checked elements
+  double cublas_vs_fp64 = 0; // the reference's own error, as a sanity check of the reference
+  int64_t fp64_checked = 0;  // elements compared with the fp64 reference
+  int64_t nonfinite = 0;     // NaN/Inf in D where the reference is finite
+  int64_t clobbered = 0;     // elements outside C's m x n (padding, past the end) that changed
+  bool passed = false;
+  std::string reason;        // why it failed; empty when passed
+};
+
+// The relative-norm tolerance for a precision and a reduction length k.
+double tolerance(DType dtype, int64_t k);
+
+// Cases with at most this many multiply-adds are checked against fp64 on every element.
+inline constexpr int64_t kFullFp64Macs = int64_t(1) << 24;
+inline constexpr int kFp64Samples = 512;
+
+VerifyResult verify_case(Cublas& cublas, const VerifyCase& c);
+
+// D against the reference R over the m x n elements of two row-major arrays with leading dimension ld.
+struct Comparison {
+  double rel_err = 0;     // ||D - R|| / ||R|| (the absolute norm when R is all zeros)
+  int64_t nonfinite = 0;  // NaN/Inf in D where R is finite
+};
+Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int64_t m, int64_t n, int64_t ld);
+
+}  // namespace tessel::harness

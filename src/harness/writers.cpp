@@ -1,0 +1,120 @@
+#include "harness/writers.hpp"
+
+#include <fmt/format.h>
+
+#include <ctime>
+
+namespace tessel::harness {
+namespace {
+
+// CSV field: quoted when it holds a comma, quote or newline.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+}  // namespace
+
+std::string utc_now_iso() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
+  out << kCsvHeader << '\n';
+  for (const BenchRow& r : rows) {
+    out << fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{}\n",
+                       csv_field(r.kernel), r.dtype, op_char(r.ops.first), op_char(r.ops.second), r.shape.m,
+                       r.shape.n, r.shape.k, r.status, r.ms.median, r.ms.min, r.ms.max, r.ms.count, r.tflops,
+                       r.ref_ms.median, r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note));
+  }
+}
+
+nlohmann::json to_json(const GpuInfo& g) {
+  return {{"device", g.device},
+          {"name", g.name},
+          {"compute_capability", fmt::format("{}.{}", g.compute_capability / 10, g.compute_capability % 10)},
+          {"sm_count", g.sm_count},
+          {"sm_clock_max_mhz", g.sm_clock_mhz},
+          {"mem_clock_max_mhz", g.mem_clock_mhz},
+          {"mem_bus_bits", g.mem_bus_bits},
+          {"memory_bytes", g.memory_bytes},
+          {"l2_bytes", g.l2_bytes},
+          {"smem_per_block_optin", g.smem_per_block_optin},
+          {"driver", version_string(g.driver_version)},
+          {"runtime", version_string(g.runtime_version)},
+          {"cublas", fmt::format("{}.{}.{}", g.cublas_version / 10000, g.cublas_version / 100 % 100, g.cublas_version % 100)},
+          {"peak_fp32_tflops", g.peak_fp32_tflops}};
+}
+
+nlohmann::json to_json(const BenchRow& r) {
+  return {{"kernel", r.kernel},       {"dtype", r.dtype},
+          {"opA", std::string(1, op_char(r.ops.first))}, {"opB", std::string(1, op_char(r.ops.second))},
+          {"m", r.shape.m},           {"n", r.shape.n},
+          {"k", r.shape.k},           {"status", r.status},
+          {"median_ms", r.ms.median}, {"min_ms", r.ms.min},
+          {"max_ms", r.ms.max},       {"runs", r.ms.count},
+          {"tflops", r.tflops},       {"ref_median_ms", r.ref_ms.median},
+          {"ref_min_ms", r.ref_ms.min}, {"ref_max_ms", r.ref_ms.max},
+          {"ref_runs", r.ref_ms.count}, {"ref_tflops", r.ref_tflops},
+          {"ratio", r.ratio},         {"rel_err", r.rel_err},
+          {"note", r.note}};
+}
+
+nlohmann::json bench_json(const RunInfo& run, const std::vector<BenchRow>& rows) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const BenchRow& r : rows) results.push_back(to_json(r));
+  return {{"command", run.command}, {"date", run.date}, {"gpu", to_json(run.gpu)},
+          {"reference", run.reference}, {"results", results}};
+}
+
+std::string gpu_text(const GpuInfo& g) {
+  std::string s;
+  s += fmt::format("GPU {}: {} (compute capability {}.{})\n", g.device, g.name, g.compute_capability / 10,
+                   g.compute_capability % 10);
+  s += fmt::format("  SMs              {}\n", g.sm_count);
+  s += fmt::format("  SM clock (max)   {} MHz\n", g.sm_clock_mhz);
+  s += fmt::format("  memory           {:.1f} GiB, {}-bit bus, clock (max) {} MHz\n", g.memory_bytes / 1073741824.0,
+                   g.mem_bus_bits, g.mem_clock_mhz);
+  s += fmt::format("  L2 cache         {:.1f} MiB\n", g.l2_bytes / 1048576.0);
+  s += fmt::format("  shared mem/block {} KiB (opt-in)\n", g.smem_per_block_optin / 1024);
+  s += fmt::format("  driver / runtime CUDA {} / {}\n", version_string(g.driver_version), version_string(g.runtime_version));
+  s += fmt::format("  cuBLAS           {}.{}.{}\n", g.cublas_version / 10000, g.cublas_version / 100 % 100,
+                   g.cublas_version % 100);
+  s += fmt::format("  peak FP32 (est.) {:.1f} TFLOP/s (SMs x FP32 lanes x 2 x max clock)\n", g.peak_fp32_tflops);
+  return s;
+}
+
+std::string kernels_table(const std::vector<KernelInfo>& kernels) {
+  std::string s = fmt::format("{:>4}  {:<12} {:<5} {:>6} {:>5}  {}\n", "step", "name", "dtype", "min cc", "align", "what it does");
+  for (const KernelInfo& k : kernels) {
+    s += fmt::format("{:>4}  {:<12} {:<5} {:>6} {:>5}  {}\n", fmt::format("{:02d}", k.ladder_step), k.name,
+                     to_string(k.dtype), fmt::format("{}.{}", k.min_compute_capability / 10, k.min_compute_capability % 10),
+                     k.alignment, k.summary);
+    s += fmt::format("{:>38}  accepts: {}\n", "", k.constraints);
+  }
+  return s;
+}
+
+std::string bench_table(const std::vector<BenchRow>& rows) {
+  std::string s = fmt::format("{:<12} {:<3} {:>17} {:>10} {:>9} {:>12} {:>9}  {}\n", "kernel", "op", "m x n x k",
+                              "median ms", "TFLOP/s", "cuBLAS TF/s", "% cuBLAS", "status");
+  for (const BenchRow& r : rows) {
+    if (r.status == "ok") {
+      s += fmt::format("{:<12} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", r.kernel, to_string(r.ops),
+                       to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
+    } else {
+      s += fmt::format("{:<12} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", r.kernel, to_string(r.ops),
+                       to_string(r.shape), "-", "-", r.ref_tflops, "-", r.status, r.note);
+    }
+  }
+  return s;
+}
+
+}  // namespace tessel::harness

@@ -1,0 +1,37 @@
+// Result writers: terminal tables, CSV and JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "harness/bench.hpp"
+#include "harness/gpu.hpp"
+
+namespace tessel::harness {
+
+// Where and how a set of results was made.
+struct RunInfo {
+  std::string command;  // the exact command line
+  std::string date;     // UTC, ISO 8601
+  GpuInfo gpu;
+  std::string reference = Cublas::description();
+};
+
+std::string utc_now_iso();
+
+inline constexpr const char* kCsvHeader =
+    "kernel,dtype,opA,opB,m,n,k,status,median_ms,min_ms,max_ms,runs,tflops,ref_median_ms,ref_tflops,ratio,rel_err,note";
+void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);
+
+nlohmann::json to_json(const GpuInfo& gpu);
+nlohmann::json to_json(const BenchRow& row);
+nlohmann::json bench_json(const RunInfo& run, const std::vector<BenchRow>& rows);
+
+std::string gpu_text(const GpuInfo& gpu);
+std::string kernels_table(const std::vector<KernelInfo>& kernels);
+std::string bench_table(const std::vector<BenchRow>& rows);
+
+}  // namespace tessel::harness

@@ -1,0 +1,75 @@
+// The tessel command's parsing and error exits (no GPU needed).
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "cli.hpp"
+#include "harness/gpu.hpp"
+
+namespace {
+
+struct Result {
+  int code;
+  std::string out, err;
+};
+
+Result run(std::vector<std::string> args) {
+  args.insert(args.begin(), "tessel");
+  std::ostringstream out, err;
+  const int code = tessel::cli::run(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(Cli, ListShowsEveryKernel) {
+  const Result r = run({"list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const auto& k : tessel::kernels()) EXPECT_NE(r.out.find(k.name), std::string::npos) << k.name;
+}
+
+TEST(Cli, HelpExitsZero) {
+  const Result r = run({"--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("bench"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitTwoWithAMessage) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {{}, "subcommand"},
+      {{"frobnicate"}, "subcommand"},
+      {{"bench", "--kernel", "nope"}, "unknown kernel 'nope'"},
+      {{"verify", "--kernel", "naive,nope"}, "unknown kernel 'nope'"},
+      {{"bench", "--sizes", "10:5:1"}, "LAST < FIRST"},
+      {{"bench", "--sizes", "0:-1:1"}, "'-1'"},
+      {{"bench", "--ops", "XX"}, "bad op pair 'XX'"},
+      {{"bench", "--repeat", "0"}, "--repeat must be >= 1"},
+      {{"bench", "--repeat", "many"}, "many"},
+      {{"verify", "--ld-pad", "-1"}, "ld-pad"},
+      {{"run", "--kernel", "smem", "--m", "-1", "--n", "2", "--k", "3"}, "must be >= 0"},
+      {{"run", "--kernel", "smem", "--m", "1", "--n", "2"}, "--k"},
+      {{"run", "--kernel", "smem", "--m", "1", "--n", "2", "--k", "3", "--ops", "NN,TT"}, "one op pair"},
+  };
+  for (const Case& c : cases) {
+    const Result r = run(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    EXPECT_EQ(r.code, tessel::cli::kExitUsage) << joined << "\n" << r.err;
+    EXPECT_NE((r.err + r.out).find(c.needle), std::string::npos) << joined << "\nerr: " << r.err;
+  }
+}
+
+TEST(Cli, GpuCommandsSayThereIsNoGpu) {
+  if (tessel::harness::gpu_available()) GTEST_SKIP() << "a GPU is visible";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"info"}, {"bench"}, {"verify", "--kernel", "naive"}, {"run", "--kernel", "naive", "--m", "1", "--n", "1", "--k", "1"}}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, tessel::cli::kExitNoGpu) << args[0];
+    EXPECT_NE(r.err.find("no CUDA GPU is visible"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "one line: " << r.err;
+  }
+}
+
+}  // namespace

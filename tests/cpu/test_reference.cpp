@@ -1,0 +1,73 @@
+// The fp64 reference on hand-computed cases, in every layout.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "harness/reference.hpp"
+
+namespace {
+
+using tessel::Op;
+using tessel::SgemmArgs;
+using tessel::harness::reference_gemm;
+
+// A = [1 2 3; 4 5 6], B = [7 8; 9 10; 11 12]: A B = [58 64; 139 154].
+const std::vector<float> kA = {1, 2, 3, 4, 5, 6}, kAt = {1, 4, 2, 5, 3, 6};
+const std::vector<float> kB = {7, 8, 9, 10, 11, 12}, kBt = {7, 9, 11, 8, 10, 12};
+
+TEST(Reference, AllOpCombinations) {
+  std::vector<float> C = {1, 2, 3, 4};
+  for (Op opA : {Op::N, Op::T}) {
+    for (Op opB : {Op::N, Op::T}) {
+      SgemmArgs h{opA, opB, 2, 2, 3, 2.0f, opA == Op::N ? kA.data() : kAt.data(), opA == Op::N ? 3 : 2,
+                  opB == Op::N ? kB.data() : kBt.data(), opB == Op::N ? 2 : 3, 0.5f, C.data(), 2};
+      const auto D = reference_gemm(h);
+      EXPECT_EQ(D, (std::vector<double>{2 * 58 + 0.5, 2 * 64 + 1.0, 2 * 139 + 1.5, 2 * 154 + 2.0}))
+          << int(opA) << int(opB);
+    }
+  }
+}
+
+TEST(Reference, PaddedLeadingDimensions) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> A = {1, 2, 3, nan, 4, 5, 6, nan};  // lda = 4
+  const std::vector<float> B = {7, 8, nan, 9, 10, nan, 11, 12, nan};  // ldb = 3
+  SgemmArgs h{Op::N, Op::N, 2, 2, 3, 1.0f, A.data(), 4, B.data(), 3, 0.0f, nullptr, 2};
+  EXPECT_EQ(reference_gemm(h), (std::vector<double>{58, 64, 139, 154}));
+}
+
+TEST(Reference, BetaZeroDoesNotReadC) {
+  std::vector<float> C(4, std::numeric_limits<float>::quiet_NaN());
+  SgemmArgs h{Op::N, Op::N, 2, 2, 3, 1.0f, kA.data(), 3, kB.data(), 2, 0.0f, C.data(), 2};
+  for (double d : reference_gemm(h)) EXPECT_TRUE(std::isfinite(d));
+}
+
+TEST(Reference, KZeroIsBetaTimesC) {
+  std::vector<float> C = {1, -2, 3, -4};
+  SgemmArgs h{Op::N, Op::N, 2, 2, 0, 1.0f, nullptr, 1, nullptr, 2, -1.5f, C.data(), 2};
+  EXPECT_EQ(reference_gemm(h), (std::vector<double>{-1.5, 3, -4.5, 6}));
+}
+
+TEST(Reference, RandomFillIsDeterministicAndSpread) {
+  std::vector<float> a(100000), b(100000), c(100000);
+  tessel::harness::fill_random(a, 7);
+  tessel::harness::fill_random(b, 7);
+  tessel::harness::fill_random(c, 8);
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  double sum = 0, lo = 1, hi = -1;
+  int zeros = 0;
+  for (float x : a) {
+    sum += x, lo = std::min<double>(lo, x), hi = std::max<double>(hi, x);
+    zeros += x == 0.0f;
+    ASSERT_GE(x, -1.0f);
+    ASSERT_LT(x, 1.0f);
+  }
+  EXPECT_LT(std::abs(sum / a.size()), 0.01);
+  EXPECT_LT(lo, -0.99);
+  EXPECT_GT(hi, 0.99);
+  EXPECT_LE(zeros, 1);
+}
+
+}  // namespace

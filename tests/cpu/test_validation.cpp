@@ -1,0 +1,134 @@
+// Argument checks of the public API. They run before any GPU is touched, so
+// they pass on machines without one; the pointers below are never dereferenced.
+#include <gtest/gtest.h>
+#include <tessel/tessel.hpp>
+
+#include <limits>
+
+#include "harness/gpu.hpp"
+
+namespace {
+
+using tessel::Op;
+using tessel::SgemmArgs;
+using tessel::StatusCode;
+
+float* fake(uintptr_t addr) { return reinterpret_cast<float*>(addr); }
+
+// op(A) 4 x 6, op(B) 6 x 5, C 4 x 5, all NN and tight.
+SgemmArgs good() { return {Op::N, Op::N, 4, 5, 6, 1.0f, fake(0x1000), 6, fake(0x2000), 5, 0.0f, fake(0x3000), 5}; }
+
+void expect_invalid(const SgemmArgs& a, const std::string& needle) {
+  const tessel::Status s = tessel::sgemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message() << "\nexpected: " << needle;
+  // Every named kernel checks the same way.
+  for (const auto& k : tessel::kernels()) EXPECT_EQ(tessel::run_kernel(k.name, a).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Validation, NegativeSizesAreNamed) {
+  SgemmArgs a = good();
+  a.m = -1;
+  expect_invalid(a, "m = -1 must be >= 0");
+  a = good();
+  a.n = -7;
+  expect_invalid(a, "n = -7 must be >= 0");
+  a = good();
+  a.k = -2;
+  expect_invalid(a, "k = -2 must be >= 0");
+}
+
+TEST(Validation, LeadingDimensionsFollowTheLayout) {
+  SgemmArgs a = good();
+  a.lda = 5;  // A is m x k = 4 x 6
+  expect_invalid(a, "lda = 5 is too small: A is stored m x k (opA = N), so lda must be >= max(1, k) = 6");
+  a = good();
+  a.opA = Op::T, a.lda = 3;  // A is stored k x m = 6 x 4
+  expect_invalid(a, "lda = 3 is too small: A is stored k x m (opA = T), so lda must be >= max(1, m) = 4");
+  a.lda = 4;
+  EXPECT_NE(tessel::sgemm(a).code(), StatusCode::kInvalidArgument);
+  a = good();
+  a.ldb = 4;  // B is k x n = 6 x 5
+  expect_invalid(a, "ldb = 4 is too small: B is stored k x n (opB = N), so ldb must be >= max(1, n) = 5");
+  a = good();
+  a.opB = Op::T, a.ldb = 5;  // B is stored n x k = 5 x 6
+  expect_invalid(a, "ldb = 5 is too small: B is stored n x k (opB = T), so ldb must be >= max(1, k) = 6");
+  a = good();
+  a.ldc = 4;
+  expect_invalid(a, "ldc = 4 is too small: C is stored m x n, so ldc must be >= max(1, n) = 5");
+  a = good();
+  a.k = 0, a.lda = 0;  // BLAS: at least 1 even with no columns
+  expect_invalid(a, "lda = 0 is too small");
+}
+
+TEST(Validation, ExtentOverflowingInt64IsRefused) {
+  SgemmArgs a = good();
+  a.m = int64_t(1) << 40, a.lda = int64_t(1) << 40;
+  expect_invalid(a, "overflows 64-bit indexing");
+}
+
+TEST(Validation, NullPointersWithWork) {
+  SgemmArgs a = good();
+  a.C = nullptr;
+  expect_invalid(a, "C is null");
+  a = good();
+  a.A = nullptr;
+  expect_invalid(a, "A is null");
+  a = good();
+  a.B = nullptr;
+  expect_invalid(a, "B is null");
+}
+
+TEST(Validation, NullOperandsAllowedWhenUnused) {
+  // k == 0 or alpha == 0: A and B are not read (BLAS), so null is legal.
+  for (auto change : {+[](SgemmArgs& a) { a.k = 0, a.lda = 1; }, +[](SgemmArgs& a) { a.alpha = 0.0f; }}) {
+    SgemmArgs a = good();
+    change(a);
+    a.A = nullptr, a.B = nullptr;
+    const tessel::Status s = tessel::sgemm(a);
+    EXPECT_EQ(s.message().find("is null"), std::string::npos) << s.message();
+  }
+}
+
+TEST(Validation, BadOpIsNamed) {
+  SgemmArgs a = good();
+  a.opA = static_cast<Op>(7);
+  expect_invalid(a, "opA = 7 is neither Op::N nor Op::T");
+  a = good();
+  a.opB = static_cast<Op>(-1);
+  expect_invalid(a, "opB = -1");
+}
+
+TEST(Validation, EmptyProductsAreNoOpsEvenWithoutPointers) {
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{0, 5}, {4, 0}, {0, 0}}) {
+    SgemmArgs a{Op::N, Op::N, m, n, 6, 1.0f, nullptr, 6, nullptr, std::max<int64_t>(1, n), 0.0f, nullptr, std::max<int64_t>(1, n)};
+    EXPECT_TRUE(tessel::sgemm(a).ok()) << tessel::sgemm(a).message();
+    EXPECT_TRUE(tessel::run_kernel("naive", a).ok());
+  }
+}
+
+TEST(Validation, UnknownKernelIsNamedBeforeOtherChecks) {
+  SgemmArgs a = good();
+  a.m = -1;
+  const tessel::Status s = tessel::run_kernel("blocktile_9000", a);
+  EXPECT_EQ(s.code(), StatusCode::kUnknownKernel);
+  EXPECT_NE(s.message().find("'blocktile_9000'"), std::string::npos) << s.message();
+}
+
+TEST(Validation, NoDeviceIsReported) {
+  if (tessel::harness::gpu_available()) GTEST_SKIP() << "a GPU is visible";
+  const tessel::Status s = tessel::sgemm(good());
+  EXPECT_EQ(s.code(), StatusCode::kNoDevice);
+  EXPECT_NE(s.message().find("no CUDA GPU is visible"), std::string::npos) << s.message();
+  std::string name;
+  EXPECT_EQ(tessel::select_kernel(good(), &name).code(), StatusCode::kNoDevice);
+}
+
+TEST(Validation, StatusStrings) {
+  EXPECT_STREQ(tessel::to_string(StatusCode::kSuccess), "success");
+  EXPECT_STREQ(tessel::to_string(StatusCode::kInvalidArgument), "invalid argument");
+  EXPECT_STREQ(tessel::to_string(tessel::DType::kF32), "f32");
+  EXPECT_TRUE(tessel::Status().ok());
+}
+
+}  // namespace

@@ -1,0 +1,76 @@
+// The public API on a GPU: dispatch choice, no-op and pointer checks, streams.
+#include <tessel/tessel.hpp>
+
+#include <cmath>
+#include <vector>
+
+#include "gpu/gpu_test.hpp"
+#include "harness/reference.hpp"
+
+namespace {
+
+using namespace tessel::harness;
+using tessel::Op;
+using tessel::SgemmArgs;
+using tessel::StatusCode;
+
+class Api : public GpuTest {};
+
+TEST_F(Api, AutoDispatchPicksTheLatestStep) {
+  DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
+  const SgemmArgs a{Op::N, Op::N, 64, 64, 64, 1.0f, A.get(), 64, B.get(), 64, 0.0f, C.get(), 64};
+  std::string name;
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_EQ(name, tessel::kernels().back().name);
+}
+
+TEST_F(Api, EmptyOutputLeavesCAlone) {
+  std::vector<float> h(16);
+  fill_random(h, 3);
+  DeviceBuffer<float> A(h), B(h), C(h);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{0, 4}, {4, 0}}) {
+    ASSERT_TRUE(tessel::sgemm(Op::N, Op::N, m, n, 4, 1.0f, A.get(), 4, B.get(), 4, 2.0f, C.get(), 4).ok());
+  }
+  EXPECT_EQ(C.download(), h);
+}
+
+TEST_F(Api, HostPointersAreRefusedByName) {
+  std::vector<float> host(16, 1.0f);
+  DeviceBuffer<float> dev(16);
+  const tessel::Status sa = tessel::sgemm(Op::N, Op::N, 4, 4, 4, 1.0f, host.data(), 4, dev.get(), 4, 0.0f, dev.get(), 4);
+  EXPECT_EQ(sa.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(sa.message().find("A points to host memory"), std::string::npos) << sa.message();
+  const tessel::Status sc =
+      tessel::run_kernel("smem", {Op::N, Op::N, 4, 4, 4, 1.0f, dev.get(), 4, dev.get(), 4, 0.0f, host.data(), 4});
+  EXPECT_EQ(sc.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(sc.message().find("C points to host memory"), std::string::npos) << sc.message();
+}
+
+TEST_F(Api, KZeroWithBetaZeroClearsNaN) {
+  std::vector<float> h(12, std::nanf(""));
+  DeviceBuffer<float> C(h);
+  for (const auto& k : tessel::kernels()) {
+    C.upload(h);
+    ASSERT_TRUE(tessel::run_kernel(k.name, {Op::N, Op::N, 3, 4, 0, 1.0f, nullptr, 1, nullptr, 4, 0.0f, C.get(), 4}).ok());
+    EXPECT_EQ(C.download(), std::vector<float>(12, 0.0f)) << k.name;
+  }
+}
+
+TEST_F(Api, RunsOnTheGivenStream) {
+  const int64_t n = 300;
+  std::vector<float> hA(n * n), hB(n * n);
+  fill_random(hA, 1), fill_random(hB, 2);
+  DeviceBuffer<float> A(hA), B(hB), C1(n * n), C2(n * n);
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  ASSERT_TRUE(tessel::sgemm(Op::N, Op::T, n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C1.get(), n, stream).ok());
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  ASSERT_TRUE(tessel::run_kernel("naive", {Op::N, Op::T, n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C2.get(), n}).ok());
+  const auto d1 = C1.download(), d2 = C2.download();
+  double diff = 0, ref = 0;
+  for (size_t i = 0; i < d1.size(); ++i) diff += (d1[i] - d2[i]) * (d1[i] - d2[i]), ref += d2[i] * d2[i];
+  EXPECT_LT(std::sqrt(diff / ref), 1e-5);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace

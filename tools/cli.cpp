@@ -1,0 +1,305 @@
+// The `tessel` command: parses, calls the library and the harness, prints.
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include "harness/bench.hpp"
+#include "harness/reference.hpp"
+#include "harness/gpu.hpp"
+#include "harness/verify.hpp"
+#include "harness/writers.hpp"
+
+namespace tessel::cli {
+namespace {
+
+using namespace tessel::harness;
+
+constexpr const char* kDefaultVerifySizes = "1,2,7,33,64,127,257,1000,31x1000x7,1000x1x255,64x4097x127,255x33x1024";
+constexpr const char* kDefaultBenchSizes = "1024,2048,4096";
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "all" -> every registered kernel; each name must be registered or "auto".
+std::vector<std::string> expand_kernels(const std::vector<std::string>& asked) {
+  std::vector<std::string> out;
+  for (const std::string& name : asked) {
+    if (name == "all") {
+      for (const KernelInfo& k : kernels()) out.push_back(k.name);
+    } else if (name == kAuto || find_kernel(name)) {
+      out.push_back(name);
+    } else {
+      std::string known;
+      for (const KernelInfo& k : kernels()) known += k.name + ", ";
+      throw UsageError("unknown kernel '" + name + "' (known: " + known + "auto, all)");
+    }
+  }
+  return out;
+}
+
+template <class F>
+auto parse_or_usage(F&& parse, const std::string& text) {
+  try {
+    return parse(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
+std::string join_command(const std::vector<std::string>& args) {
+  std::string s = "tessel";
+  for (size_t i = 1; i < args.size(); ++i) s += " " + args[i];
+  return s;
+}
+
+// One line rewritten in place on a terminal; silent otherwise.
+Progress terminal_progress(std::ostream& err) {
+  if (&err != &std::cerr || !isatty(fileno(stderr))) return {};
+  return [&err](size_t done, size_t total, const std::string& what) {
+    err << fmt::format("\r\033[K[{}/{}] {}", done, total, what) << (done == total ? "\n" : "") << std::flush;
+  };
+}
+
+int cmd_list(std::ostream& out) {
+  out << kernels_table(kernels());
+  return 0;
+}
+
+int cmd_info(std::ostream& out) {
+  out << gpu_text(query_gpu());
+  return 0;
+}
+
+struct VerifyCli {
+  std::vector<std::string> kernels{"all"};
+  std::string sizes = kDefaultVerifySizes;
+  std::string ops = "NN,NT,TN,TT";
+  std::optional<float> alpha, beta;
+  std::optional<int64_t> ld_pad;
+  uint64_t seed = 1;
+  // filled by prepare()
+  std::vector<std::string> names;
+  std::vector<Shape> shapes;
+  std::vector<OpPair> op_pairs;
+
+  void prepare() {
+    names = expand_kernels(kernels);
+    shapes = parse_or_usage(parse_shapes, sizes);
+    op_pairs = parse_or_usage(parse_ops, ops);
+  }
+};
+
+int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
+  // Two settings by default: alpha = 1, beta = 0 over C full of NaN with tight
+  // leading dimensions; and general alpha/beta with padded leading dimensions.
+  struct Setting { float alpha, beta; int64_t pad; };
+  std::vector<Setting> settings = {{1.0f, 0.0f, 0}, {-0.75f, 1.25f, 3}};
+  if (o.alpha || o.beta || o.ld_pad) settings = {{o.alpha.value_or(1.0f), o.beta.value_or(0.0f), o.ld_pad.value_or(0)}};
+
+  Cublas cublas;
+  out << fmt::format("reference: {} and an fp64 CPU reference\n", Cublas::description());
+  out << fmt::format("{:<12} {:<3} {:>17} {:>6} {:>6} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "op", "m x n x k",
+                     "alpha", "beta", "pad", "err cuBLAS", "err fp64", "tol", "result");
+  int failed = 0, total = 0;
+  for (const std::string& name : o.names)
+    for (const OpPair& op : o.op_pairs)
+      for (const Shape& shape : o.shapes)
+        for (const Setting& s : settings) {
+          const VerifyResult r = verify_case(cublas, {name, op.first, op.second, shape, s.alpha, s.beta, s.pad, o.seed + uint64_t(total)});
+          ++total;
+          failed += !r.passed;
+          out << fmt::format("{:<12} {:<3} {:>17} {:>6} {:>6} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
+                             to_string(op), to_string(shape), s.alpha, s.beta, s.pad, r.err_vs_cublas, r.err_vs_fp64,
+                             r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+        }
+  out << fmt::format("{} passed, {} failed\n", total - failed, failed);
+  if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
+  return failed ? 1 : 0;
+}
+
+struct BenchCli {
+  std::vector<std::string> kernels{"all"};
+  std::string sizes = kDefaultBenchSizes;
+  std::string ops = "NN";
+  std::string csv, json;
+  BenchOptions options;
+
+  void prepare() {
+    options.kernels = expand_kernels(kernels);
+    options.shapes = parse_or_usage(parse_shapes, sizes);
+    options.ops = parse_or_usage(parse_ops, ops);
+    if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
+    if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
+  }
+};
+
+int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, std::ostream& err) {
+  RunInfo run{command, utc_now_iso(), query_gpu()};
+  out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
+                     version_string(run.gpu.driver_version), run.date);
+  out << fmt::format("reference: {}; median of up to {} runs, L2 flushed before each\n", run.reference,
+                     b.options.repeat);
+  Cublas cublas;
+  const std::vector<BenchRow> rows = run_bench(cublas, b.options, terminal_progress(err));
+  out << bench_table(rows);
+
+  if (!b.csv.empty()) {
+    std::ofstream f(b.csv);
+    if (!f) throw std::runtime_error("cannot write --csv file '" + b.csv + "'");
+    write_csv(f, rows);
+  }
+  if (!b.json.empty()) {
+    std::ofstream f(b.json);
+    if (!f) throw std::runtime_error("cannot write --json file '" + b.json + "'");
+    f << bench_json(run, rows).dump(2) << '\n';
+  }
+  int bad = 0;
+  for (const BenchRow& r : rows) bad += r.status != "ok";
+  if (bad) err << fmt::format("error: {} of {} rows FAILED or did not run\n", bad, rows.size());
+  return bad ? 1 : 0;
+}
+
+struct RunCli {
+  std::string kernel;
+  int64_t m = 0, n = 0, k = 0;
+  std::string ops = "NN";
+  int iters = 10;
+  float alpha = 1.0f, beta = 0.0f;
+  OpPair op_pair;
+
+  void prepare() {
+    expand_kernels({kernel});
+    const auto pairs = parse_or_usage(parse_ops, ops);
+    if (pairs.size() != 1) throw UsageError("--ops takes one op pair for run");
+    op_pair = pairs[0];
+    if (iters < 1) throw UsageError("--iters must be >= 1");
+    if (m < 0 || n < 0 || k < 0) throw UsageError("--m, --n and --k must be >= 0");
+  }
+};
+
+// One kernel alone, for a profiler: random inputs, `iters` launches, mean time.
+int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
+  const std::string& name = r.kernel;
+  SgemmArgs a{r.op_pair.first, r.op_pair.second, r.m, r.n, r.k, r.alpha, nullptr, 0, nullptr, 0, r.beta, nullptr, 0};
+  a.lda = std::max<int64_t>(1, a.opA == Op::N ? r.k : r.m);
+  a.ldb = std::max<int64_t>(1, a.opB == Op::N ? r.n : r.k);
+  a.ldc = std::max<int64_t>(1, r.n);
+  std::vector<float> hA(size_t((a.opA == Op::N ? r.m : r.k) * a.lda)), hB(size_t((a.opB == Op::N ? r.k : r.n) * a.ldb)),
+      hC(size_t(r.m * a.ldc));
+  fill_random(hA, 1), fill_random(hB, 2), fill_random(hC, 3);
+  DeviceBuffer<float> dA(hA), dB(hB), dC(hC);
+  a.A = dA.get(), a.B = dB.get(), a.C = dC.get();
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  check_cuda(cudaEventRecord(start), "cudaEventRecord");
+  for (int i = 0; i < r.iters; ++i) {
+    if (Status s = run_gemm(name, a); !s.ok()) {
+      err << "error: " << s.message() << '\n';
+      return 1;
+    }
+  }
+  check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+  check_cuda(cudaEventSynchronize(stop), "kernel run");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double mean = ms / r.iters;
+  out << fmt::format("{} {} {}x{}x{}: {} launches, mean {:.4f} ms, {:.2f} TFLOP/s (back to back, L2 not flushed)\n",
+                     name, to_string(r.op_pair), r.m, r.n, r.k, r.iters, mean, tflops(r.m, r.n, r.k, mean));
+  return 0;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"tessel: GEMM kernels for NVIDIA GPUs, each measured against cuBLAS"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show the help of every command");
+
+  app.add_subcommand("list", "List the registered kernels and what each accepts");
+  app.add_subcommand("info", "Describe the GPU, driver, CUDA runtime and cuBLAS");
+
+  VerifyCli vo;
+  float v_alpha = 1, v_beta = 0;
+  int64_t v_pad = 0;
+  auto* verify = app.add_subcommand("verify", "Check kernels against cuBLAS and an fp64 reference");
+  verify->add_option("--kernel", vo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  verify->add_option("--sizes", vo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
+  verify->add_option("--ops", vo.ops, "Op pairs, e.g. NN,NT,TN,TT")->capture_default_str();
+  auto* va = verify->add_option("--alpha", v_alpha, "Only this alpha (default: two settings)");
+  auto* vb = verify->add_option("--beta", v_beta, "Only this beta (0 fills C with NaN)");
+  auto* vp = verify->add_option("--ld-pad", v_pad, "Leading dimensions exceed their minimum by this")->check(CLI::NonNegativeNumber);
+  verify->add_option("--seed", vo.seed, "Random seed")->capture_default_str();
+
+  BenchCli bo;
+  auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
+  bench->add_option("--kernel", bo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  bench->add_option("--sizes", bo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
+  bench->add_option("--ops", bo.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
+  bench->add_option("--repeat", bo.options.repeat, "Timed runs per row (median reported)")->capture_default_str();
+  bench->add_option("--warmup", bo.options.warmup, "Untimed runs first")->capture_default_str();
+  bench->add_option("--max-seconds", bo.options.max_seconds, "Stop repeating a row after this long (>= 3 runs)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  bench->add_option("--alpha", bo.options.alpha)->capture_default_str();
+  bench->add_option("--beta", bo.options.beta)->capture_default_str();
+  bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");
+  bench->add_option("--json", bo.json, "Also write the rows and the GPU as JSON to this file");
+
+  RunCli ro;
+  auto* runc = app.add_subcommand("run", "Run one kernel alone (for a profiler such as ncu)");
+  runc->add_option("--kernel", ro.kernel, "Kernel name or 'auto'")->required();
+  runc->add_option("--m", ro.m)->required();
+  runc->add_option("--n", ro.n)->required();
+  runc->add_option("--k", ro.k)->required();
+  runc->add_option("--ops", ro.ops)->capture_default_str();
+  runc->add_option("--iters", ro.iters)->capture_default_str();
+  runc->add_option("--alpha", ro.alpha)->capture_default_str();
+  runc->add_option("--beta", ro.beta)->capture_default_str();
+
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  try {
+    app.parse(int(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e, out, err);
+    return code == 0 ? 0 : kExitUsage;
+  }
+  if (va->count()) vo.alpha = v_alpha;
+  if (vb->count()) vo.beta = v_beta;
+  if (vp->count()) vo.ld_pad = v_pad;
+
+  try {
+    if (app.got_subcommand("list")) return cmd_list(out);
+    // Every other command needs a GPU: check the command line first, then say so in one line.
+    if (verify->parsed()) vo.prepare();
+    if (bench->parsed()) bo.prepare();
+    if (runc->parsed()) ro.prepare();
+    std::string why;
+    if (!gpu_available(&why)) {
+      err << "error: no CUDA GPU is visible (" << why << "); this command needs one\n";
+      return kExitNoGpu;
+    }
+    if (app.got_subcommand("info")) return cmd_info(out);
+    if (verify->parsed()) return cmd_verify(vo, out, err);
+    if (bench->parsed()) return cmd_bench(bo, join_command(args), out, err);
+    return cmd_run(ro, out, err);
+  } catch (const UsageError& e) {
+    err << "error: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << '\n';
+    return kExitFailure;
+  }
+}
+
+}  // namespace tessel::cli
