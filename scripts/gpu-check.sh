@@ -4,7 +4,9 @@
 #   scripts/gpu-check.sh OUT_DIR [DEPS_PREFIX] [BENCH_SIZES]
 # DEPS_PREFIX: where CLI11, fmt, nlohmann-json and GoogleTest are installed or
 # unpacked (scripts/fetch-deps.sh makes .deps/root/usr); omit it when they are
-# installed system-wide. Logs, CSV and JSON go to OUT_DIR.
+# installed system-wide. Logs, CSV and JSON go to OUT_DIR (at most 7 files:
+# build.log, tests.log, verify.log, bench.txt, bench.err, bench.csv, bench.json),
+# and the console gets a summary.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [DEPS_PREFIX] [BENCH_SIZES]}
 prefix=${2:-}
@@ -23,22 +25,22 @@ fi
 
 status=0
 step() { echo "== $*"; }
-{
-  step "GPU"; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
-  step "configure"; cmake "${cfg[@]}"
-} > "$out/configure.log" 2>&1 || { cat "$out/configure.log"; exit 1; }
+step "GPU"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
+step "configure"
+cmake "${cfg[@]}" > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 
 step "build"
-cmake --build "$build" -j"$(nproc)" > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 
 step "tests"
-ctest --test-dir "$build" -j4 --output-on-failure > "$out/tests.log" 2>&1 || status=1
+(cd "$build" && ctest -j4 --output-on-failure) > "$out/tests.log" 2>&1 || { status=1; tail -30 "$out/tests.log"; }
 grep -E "tests passed|tests failed|Total Test time" "$out/tests.log"
 grep -cE "\(Skipped\)" "$out/tests.log" | sed 's/^/skipped: /'
 grep -E "\(Failed\)|\(Timeout\)" "$out/tests.log" | head -20
 
 step "info"
-"$build"/tessel info | tee "$out/info.txt"
+"$build"/tessel info
 
 step "verify (CLI)"
 "$build"/tessel verify --kernel all,auto > "$out/verify.log" 2>&1 || status=1
@@ -47,7 +49,8 @@ tail -1 "$out/verify.log"
 step "bench"
 "$build"/tessel bench --kernel all --sizes "$sizes" --csv "$out/bench.csv" --json "$out/bench.json" \
   > "$out/bench.txt" 2> "$out/bench.err" || status=1
-nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv > "$out/after-bench-gpu.txt" 2>&1 || true
+step "GPU after the benchmark"
+nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv || true
 cat "$out/bench.err"
 cat "$out/bench.txt"
 exit $status
