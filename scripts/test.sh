@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the dependencies, builds tessel (device code for sm_80 and sm_90a),
+# installs it, builds the example against the installed package, and runs
+# the tests. GPU tests report as skipped on a machine without a GPU.
+#   scripts/test.sh            (build directory: build/, or $BUILD_DIR)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/common.sh
+build=${BUILD_DIR:-build}
+
+tessel_install_deps
+tessel_find_nvcc
+tessel_build "$build" -DTESSEL_CUDA_ARCHITECTURES="80;90a" -DCMAKE_INSTALL_PREFIX="$PWD/$build/install"
+cmake --install "$build" > /dev/null
+echo "== example: an outside CMake project built against the installed package"
+cmake -S examples/basic -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$build/install"
+cmake --build "$build/example"
+echo "== tests"
+cd "$build"
+set +e
+ctest --output-on-failure -j"$(nproc)" 2>&1 | tee ctest.log
+rc=${PIPESTATUS[0]}
+set -e
+total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' ctest.log | tail -1)
+failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' ctest.log | tail -1)
+skipped=$(grep -c '(Skipped)$' ctest.log || true)
+[ -n "$total" ] || { echo "error: ctest printed no summary" >&2; exit 1; }
+echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
+exit "$rc"
