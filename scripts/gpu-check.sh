@@ -39,6 +39,11 @@ grep -E "tests passed|tests failed|Total Test time" "$out/tests.log"
 grep -cE "\(Skipped\)" "$out/tests.log" | sed 's/^/skipped: /'
 grep -E "\(Failed\)|\(Timeout\)" "$out/tests.log" | head -20
 
+step "example against the installed package"
+{ cmake --install "$build" --prefix "$build/install" &&
+  cmake -S examples/basic -B "$build/example" -G Ninja -DCMAKE_PREFIX_PATH="$PWD/$build/install" &&
+  cmake --build "$build/example"; } >> "$out/build.log" 2>&1 && "$build/example/tessel_example" | tail -1 || status=1
+
 step "info"
 "$build"/tessel info
 
