@@ -4,8 +4,8 @@
 #   scripts/gpu-check.sh OUT_DIR [DEPS_PREFIX] [BENCH_SIZES]
 # DEPS_PREFIX: where CLI11, fmt, nlohmann-json and GoogleTest are installed or
 # unpacked (scripts/fetch-deps.sh makes .deps/root/usr); omit it when they are
-# installed system-wide. Logs, CSV and JSON go to OUT_DIR (at most 7 files:
-# build.log, tests.log, verify.log, bench.txt, bench.err, bench.csv, bench.json),
+# installed system-wide. Logs, CSV and JSON go to OUT_DIR (six files:
+# build.log, tests.log, verify.log, bench.txt, bench.csv, bench.json),
 # and the console gets a summary.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUT_DIR [DEPS_PREFIX] [BENCH_SIZES]}
@@ -53,9 +53,8 @@ tail -1 "$out/verify.log"
 
 step "bench"
 "$build"/tessel bench --kernel all --sizes "$sizes" --csv "$out/bench.csv" --json "$out/bench.json" \
-  > "$out/bench.txt" 2> "$out/bench.err" || status=1
+  > "$out/bench.txt" 2>&1 || status=1
 step "GPU after the benchmark"
 nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,temperature.gpu --format=csv || true
-cat "$out/bench.err"
 cat "$out/bench.txt"
 exit $status
