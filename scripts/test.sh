@@ -21,8 +21,10 @@ set +e
 ctest --output-on-failure -j"$(nproc)" 2>&1 | tee ctest.log
 rc=${PIPESTATUS[0]}
 set -e
-total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' ctest.log | tail -1)
+# "100% tests passed, 0 tests failed out of 70" (newer CTest: "100% tests passed out of 70")
+total=$(sed -n 's/.*% tests passed.* out of \([0-9]*\).*/\1/p' ctest.log | tail -1)
 failed=$(sed -n 's/.* \([0-9]*\) tests failed out of.*/\1/p' ctest.log | tail -1)
+failed=${failed:-0}
 skipped=$(grep -c '(Skipped)$' ctest.log || true)
 [ -n "$total" ] || { echo "error: ctest printed no summary" >&2; exit 1; }
 echo "tests: $((total - failed - skipped)) passed, $failed failed, $skipped skipped"
