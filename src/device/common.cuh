@@ -24,6 +24,49 @@ __device__ __forceinline__ void store_result(float* C, int64_t ldc, int64_t i, i
   *c = beta == 0.0f ? alpha * acc : alpha * acc + beta * *c;
 }
 
+// C(i, j..j+3) = alpha * acc + beta * C(i, j..j+3) for the columns inside n;
+// one 16-byte access when all four are inside (needs C 16-byte aligned and
+// ldc a multiple of 4, i.e. the registry's alignment = 4).
+__device__ __forceinline__ void store_row4(const SgemmArgs& p, int64_t i, int64_t j, float4 acc) {
+  if (i >= p.m) return;
+  float* c = p.C + i * p.ldc + j;
+  if (j + 4 <= p.n) {
+    float4 out = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
+    if (p.beta != 0.0f) {
+      const float4 old = *reinterpret_cast<const float4*>(c);
+      out = make_float4(out.x + p.beta * old.x, out.y + p.beta * old.y, out.z + p.beta * old.z, out.w + p.beta * old.w);
+    }
+    *reinterpret_cast<float4*>(c) = out;
+  } else {
+    const float a[4] = {acc.x, acc.y, acc.z, acc.w};
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      if (j + e < p.n) store_result(p.C, p.ldc, i, j + e, a[e], p.alpha, p.beta);
+    }
+  }
+}
+
+// dst[0..3] = src[0..3] as one 16-byte shared-memory load (src 16-byte aligned).
+__device__ __forceinline__ void lds4(float* dst, const float* src) {
+  const float4 v = *reinterpret_cast<const float4*>(src);
+  dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+}
+
+// Block order for L2 reuse: consecutive blocks walk down a group of `Group`
+// block-rows before moving one block-column right, so the blocks running
+// at the same time share a few panels of A and of B instead of one panel
+// of A and all of B.
+template <int Group>
+__device__ __forceinline__ void swizzled_block(int& bm, int& bn) {
+  const int grid_m = gridDim.y, grid_n = gridDim.x;
+  const int id = blockIdx.y * grid_n + blockIdx.x;
+  const int per_group = Group * grid_n;
+  const int first_m = id / per_group * Group;
+  const int rows = min(Group, grid_m - first_m);
+  bm = first_m + id % per_group % rows;
+  bn = id % per_group / rows;
+}
+
 template <bool B>
 using Bool = std::integral_constant<bool, B>;
 

@@ -5,6 +5,8 @@ namespace tessel {
 namespace {
 constexpr int kSm80 = 80;  // the oldest architecture tessel builds device code for
 constexpr const char* kAnyShape = "any m, n, k; any op; any legal leading dimension; no alignment needs";
+constexpr const char* kAligned4 =
+    "any m, n, k; any op; A, B, C 16-byte aligned and lda, ldb, ldc multiples of 4";
 }  // namespace
 
 const std::vector<KernelEntry>& registry() {
@@ -15,6 +17,16 @@ const std::vector<KernelEntry>& registry() {
        impl::launch_coalesced},
       {{"smem", 3, "32x32 tiles of A and B staged in shared memory", DType::kF32, kSm80, 1, kAnyShape},
        impl::launch_smem},
+      {{"blocktile_1d", 4, "64x64 tiles, 8 results per thread in a column (1D register blocking)", DType::kF32, kSm80, 1, kAnyShape},
+       impl::launch_blocktile_1d},
+      {{"blocktile_2d", 5, "128x128 tiles, 8x8 results per thread (2D register blocking)", DType::kF32, kSm80, 1, kAnyShape},
+       impl::launch_blocktile_2d},
+      {{"vectorized", 6, "step 05 with 128-bit global and shared loads and stores", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_vectorized},
+      {{"warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_warptile},
+      {{"pipelined", 8, "step 07 double-buffered: cp.async / register prefetch overlap copies with math", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined},
   };
   return table;
 }

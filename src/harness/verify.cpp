@@ -68,9 +68,10 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
   SgemmArgs a{c.opA, c.opB, m, n, k, c.alpha, nullptr, 0, nullptr, 0, c.beta, nullptr, 0};
-  a.lda = std::max<int64_t>(1, c.opA == Op::N ? k : m) + c.ld_pad;
-  a.ldb = std::max<int64_t>(1, c.opB == Op::N ? n : k) + c.ld_pad;
-  a.ldc = std::max<int64_t>(1, n) + c.ld_pad;
+  auto ld = [&](int64_t cols) { return (std::max<int64_t>(1, cols) + c.ld_align - 1) / c.ld_align * c.ld_align + c.ld_pad; };
+  a.lda = ld(c.opA == Op::N ? k : m);
+  a.ldb = ld(c.opB == Op::N ? n : k);
+  a.ldc = ld(n);
   r.tolerance = tolerance(DType::kF32, k);
 
   const std::vector<float> hA = make_operand(stored_rows_a(a), c.opA == Op::N ? k : m, a.lda, c.seed * 3 + 1);

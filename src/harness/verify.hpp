@@ -17,8 +17,9 @@ struct VerifyCase {
   Op opA = Op::N, opB = Op::N;
   Shape shape;
   float alpha = 1.0f, beta = 0.0f;
-  int64_t ld_pad = 0;        // every leading dimension is its minimum plus this
-  uint64_t seed = 1;
+  int64_t ld_pad = 0;        // every leading dimension is its minimum, rounded up to
+  uint64_t seed = 1;         //   a multiple of ld_align, plus ld_pad
+  int64_t ld_align = 1;
 };
 
 struct VerifyResult {

@@ -13,6 +13,11 @@ using LaunchFn = cudaError_t (*)(const SgemmArgs&, cudaStream_t);
 cudaError_t launch_naive(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_coalesced(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_smem(const SgemmArgs& args, cudaStream_t stream);
+cudaError_t launch_blocktile_1d(const SgemmArgs& args, cudaStream_t stream);
+cudaError_t launch_blocktile_2d(const SgemmArgs& args, cudaStream_t stream);
+cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream);
+cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
+cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix (beta == 0 writes zeros without reading C).
 // The dispatcher's path for k == 0 or alpha == 0.

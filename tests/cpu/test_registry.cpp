@@ -5,7 +5,7 @@
 
 TEST(Registry, HoldsTheLadderInOrder) {
   const auto ks = tessel::kernels();
-  ASSERT_GE(ks.size(), 3u);
+  ASSERT_GE(ks.size(), 8u);
   std::set<std::string> names;
   int last_step = 0;
   for (const auto& k : ks) {
@@ -23,6 +23,13 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(ks[0].name, "naive");
   EXPECT_EQ(ks[1].name, "coalesced");
   EXPECT_EQ(ks[2].name, "smem");
+  EXPECT_EQ(ks[3].name, "blocktile_1d");
+  EXPECT_EQ(ks[4].name, "blocktile_2d");
+  EXPECT_EQ(ks[5].name, "vectorized");
+  EXPECT_EQ(ks[6].name, "warptile");
+  EXPECT_EQ(ks[7].name, "pipelined");
+  // 16-byte accesses from step 06 on: the registry says so.
+  for (size_t i = 0; i < ks.size(); ++i) EXPECT_EQ(ks[i].alignment, i >= 5 ? 4 : 1) << ks[i].name;
 }
 
 TEST(Registry, FindsByName) {

@@ -56,6 +56,41 @@ TEST_F(Api, KZeroWithBetaZeroClearsNaN) {
   }
 }
 
+TEST_F(Api, VectorKernelsRefuseMisalignedArgumentsByNameButAutoTakesThem) {
+  const int64_t m = 40, n = 36, k = 33;  // lda = 33: not a multiple of 4
+  std::vector<float> hA(m * k + 4), hB(k * n + 4);
+  fill_random(hA, 4), fill_random(hB, 5);
+  DeviceBuffer<float> A(hA), B(hB), C(m * n + 4), R(m * n);
+  const SgemmArgs odd_lda{Op::N, Op::N, m, n, k, 1.0f, A.get(), k, B.get(), n, 0.0f, C.get(), n};
+  SgemmArgs odd_ptr{Op::N, Op::N, m, n, 32, 1.0f, A.get() + 1, 32, B.get(), n, 0.0f, C.get(), n};
+  int tested = 0;
+  for (const auto& info : tessel::kernels()) {
+    if (info.alignment == 1) continue;
+    ++tested;
+    tessel::Status s = tessel::run_kernel(info.name, odd_lda);
+    EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+    EXPECT_NE(s.message().find("lda a multiple of 4 (lda = 33)"), std::string::npos) << s.message();
+    s = tessel::run_kernel(info.name, odd_ptr);
+    EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+    EXPECT_NE(s.message().find("A aligned to 16 bytes"), std::string::npos) << s.message();
+  }
+  EXPECT_GT(tested, 0);
+  // Auto-dispatch takes both, through a kernel that needs no alignment.
+  for (const SgemmArgs& a : {odd_lda, odd_ptr}) {
+    std::string name;
+    ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+    EXPECT_EQ(tessel::find_kernel(name)->alignment, 1) << name;
+    ASSERT_TRUE(tessel::sgemm(a).ok());
+    SgemmArgs ref = a;
+    ref.C = R.get();
+    ASSERT_TRUE(tessel::run_kernel("naive", ref).ok());
+    const auto d = C.download(), r = R.download();
+    double diff = 0, norm = 0;
+    for (int64_t e = 0; e < m * n; ++e) diff += (d[e] - r[e]) * (d[e] - r[e]), norm += r[e] * r[e];
+    EXPECT_LT(std::sqrt(diff / norm), 1e-5) << name;
+  }
+}
+
 TEST_F(Api, RunsOnTheGivenStream) {
   const int64_t n = 300;
   std::vector<float> hA(n * n), hB(n * n);

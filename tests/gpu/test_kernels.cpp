@@ -32,8 +32,14 @@ std::vector<Shape> shapes() {
 
 struct Setting {
   float alpha, beta;
-  int64_t pad;
+  int64_t pad, ld_align;
 };
+
+// What alignment the kernel needs (auto-dispatch needs none: it falls back).
+int64_t alignment_of(const std::string& kernel) {
+  const auto info = tessel::find_kernel(kernel);
+  return info ? info->alignment : 1;
+}
 
 // (kernel name, op pair as "NT")
 class KernelTest : public GpuTestWithParam<std::tuple<std::string, std::string>> {
@@ -48,14 +54,18 @@ TEST_P(KernelTest, MatchesCublasAndFp64) {
   Cublas cublas;
   uint64_t seed = 1;
   for (const Shape& shape : shapes()) {
-    // beta = 0 over NaN on every shape (pads 0, 1, 2 in turn), and a general alpha/beta with padding.
-    for (const Setting& s : {Setting{1.0f, 0.0f, int64_t(seed % 3)}, Setting{-0.75f, 1.25f, 3}}) {
-      const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++};
+    // beta = 0 over NaN, leading dimensions rounded up to multiples of 4 (every
+    // kernel takes them) plus 0, 4 or 8; then a general alpha/beta with the
+    // leading dimensions the kernel's alignment allows, tight or padded.
+    const int64_t align = alignment_of(kernel);
+    for (const Setting& s : {Setting{1.0f, 0.0f, int64_t(seed % 3) * 4, 4},
+                             Setting{-0.75f, 1.25f, int64_t(seed % 2) * 3 * align, align}}) {
+      const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align};
       const VerifyResult r = verify_case(cublas, c);
       EXPECT_TRUE(r.passed) << fmt::format(
-          "{} {} {} alpha={} beta={} pad={}: {} (err vs cuBLAS {:.3e}, vs fp64 {:.3e} on {} elements, tol {:.1e}, "
+          "{} {} {} alpha={} beta={} ld_align={} pad={}: {} (err vs cuBLAS {:.3e}, vs fp64 {:.3e} on {} elements, tol {:.1e}, "
           "{} non-finite, {} clobbered)",
-          kernel, to_string(ops), to_string(shape), s.alpha, s.beta, s.pad, r.reason, r.err_vs_cublas,
+          kernel, to_string(ops), to_string(shape), s.alpha, s.beta, s.ld_align, s.pad, r.reason, r.err_vs_cublas,
           r.err_vs_fp64, r.fp64_checked, r.tolerance, r.nonfinite, r.clobbered);
     }
   }
@@ -66,7 +76,7 @@ TEST_P(KernelTest, AlphaZeroScalesC) {
   const OpPair ops = this->ops();
   Cublas cublas;
   for (float beta : {0.0f, 1.0f, -2.5f}) {
-    const VerifyResult r = verify_case(cublas, {kernel, ops.first, ops.second, {33, 65, 17}, 0.0f, beta, 2, 9});
+    const VerifyResult r = verify_case(cublas, {kernel, ops.first, ops.second, {33, 65, 17}, 0.0f, beta, 4, 9, 4});
     EXPECT_TRUE(r.passed) << kernel << " beta=" << beta << ": " << r.reason;
   }
 }
@@ -82,7 +92,7 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
   Cublas cublas;
   for (const Shape& shape : {Shape{2'100'000, 3, 2}, Shape{3, 2'100'000, 2}}) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
-      const VerifyResult r = verify_case(cublas, {GetParam(), ops.first, ops.second, shape, 1.5f, 0.5f, 1, 5});
+      const VerifyResult r = verify_case(cublas, {GetParam(), ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5, 4});
       EXPECT_TRUE(r.passed) << GetParam() << " " << to_string(ops) << " " << to_string(shape) << ": " << r.reason;
     }
   }

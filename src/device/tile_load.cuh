@@ -1,0 +1,124 @@
+// Copies of one k-slice of an operand into a K-MAJOR shared-memory tile,
+// for every op: S[kk][x] = op-element (x0 + x, k0 + kk), zero outside.
+//
+// "x" is the operand's non-reduction index (the row i of op(A), the column j
+// of op(B)); "q" is the reduction index. The operand element (x, q) lives at
+//   X[x * ld + q]  when KContig (A with op N, B with op T: rows run along k)
+//   X[q * ld + x]  otherwise    (A with op T, B with op N: rows run along x)
+// Every copy below walks the stored rows, so a warp's loads are coalesced
+// whatever the op; a KContig operand is transposed on its way to shared memory.
+#pragma once
+
+#include <cstdint>
+
+namespace tessel::device {
+
+struct Operand {
+  const float* X;
+  int64_t ld;
+  int64_t x_ext, k_ext;  // op(A): m x k -> x_ext = m; op(B): k x n -> x_ext = n
+};
+
+template <bool KContig>
+__device__ __forceinline__ const float* element_ptr(const Operand& o, int64_t x, int64_t q) {
+  return KContig ? o.X + x * o.ld + q : o.X + q * o.ld + x;
+}
+
+// Element by element: any alignment, any leading dimension (steps 04, 05).
+template <bool KContig, int MN, int BK, int Pad, int Threads>
+__device__ __forceinline__ void copy_tile_scalar(float (*S)[MN + Pad], const Operand& o, int64_t x0, int64_t k0) {
+#pragma unroll
+  for (int e = threadIdx.x; e < MN * BK; e += Threads) {
+    const int kk = KContig ? e % BK : e / MN;
+    const int x = KContig ? e / BK : e % MN;
+    const bool inside = x0 + x < o.x_ext && k0 + kk < o.k_ext;
+    S[kk][x] = inside ? *element_ptr<KContig>(o, x0 + x, k0 + kk) : 0.0f;
+  }
+}
+
+// Shared address of a generic pointer into shared memory, for cp.async.
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// 16-byte copies (LDG.128 / STS.128 / cp.async). Needs X 16-byte aligned and
+// ld a multiple of 4 (the registry's alignment = 4); tile edges that cut a
+// 16-byte chunk are read element by element, so no byte outside the
+// operand's extent is ever read.
+template <bool KContig, int MN, int BK, int Pad, int Threads>
+struct VecTileLoader {
+  static constexpr int kChunks = MN * BK / 4;
+  static_assert(kChunks % Threads == 0, "every thread copies the same number of 16-byte chunks");
+  static constexpr int kPerThread = kChunks / Threads;
+
+  float4 staged[kPerThread];  // the chunks in flight between load() and store()
+
+  // First element of chunk e: four consecutive q (KContig) or four consecutive x.
+  __device__ static void chunk_pos(int e, int& x, int& kk) {
+    if (KContig) {
+      x = e / (BK / 4), kk = e % (BK / 4) * 4;
+    } else {
+      kk = e / (MN / 4), x = e % (MN / 4) * 4;
+    }
+  }
+
+  // How many of the chunk's four elements lie inside the operand (0..4).
+  __device__ static int valid(const Operand& o, int64_t x, int64_t q) {
+    const int64_t left = KContig ? (x < o.x_ext ? o.k_ext - q : 0) : (q < o.k_ext ? o.x_ext - x : 0);
+    return left <= 0 ? 0 : left >= 4 ? 4 : int(left);
+  }
+
+  // Global -> registers.
+  __device__ void load(const Operand& o, int64_t x0, int64_t k0) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      chunk_pos(threadIdx.x + i * Threads, x, kk);
+      const int v = valid(o, x0 + x, k0 + kk);
+      const float* p = element_ptr<KContig>(o, x0 + x, k0 + kk);
+      if (v == 4) {
+        staged[i] = *reinterpret_cast<const float4*>(p);
+      } else {
+        staged[i] = make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
+      }
+    }
+  }
+
+  // Registers -> shared (transposing a KContig operand).
+  __device__ void store(float (*S)[MN + Pad]) const {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      chunk_pos(threadIdx.x + i * Threads, x, kk);
+      if (KContig) {
+        S[kk + 0][x] = staged[i].x;
+        S[kk + 1][x] = staged[i].y;
+        S[kk + 2][x] = staged[i].z;
+        S[kk + 3][x] = staged[i].w;
+      } else {
+        *reinterpret_cast<float4*>(&S[kk][x]) = staged[i];
+      }
+    }
+  }
+
+  // Global -> shared without registers (cp.async, 16 bytes, the missing
+  // bytes of an edge chunk zero-filled). Only for operands that need no
+  // transposition; completes at cp_async_wait_all().
+  __device__ static void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t x0, int64_t k0) {
+    static_assert(!KContig, "cp.async cannot transpose");
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      chunk_pos(threadIdx.x + i * Threads, x, kk);
+      const int v = valid(o, x0 + x, k0 + kk);
+      const float* src = v > 0 ? element_ptr<KContig>(o, x0 + x, k0 + kk) : o.X;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])), "l"(src),
+                   "r"(v * 4));
+    }
+  }
+};
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+}  // namespace tessel::device

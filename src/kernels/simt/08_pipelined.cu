@@ -1,0 +1,107 @@
+// Ladder step 08 — pipelined: double-buffered shared memory fed by cp.async.
+//
+// Step 07 copies a k-slice, waits at a barrier, computes, waits again: while
+// the copy is in flight the FMA units idle, and while they work no memory
+// request is outstanding. Here shared memory holds two k-slices. While the
+// warps compute on one, the next is already on its way into the other:
+//   * operands whose stored rows run along the tile's x dimension (A with
+//     op T, B with op N) go straight from global to shared memory with
+//     cp.async (16 bytes, no registers, edges zero-filled by the hardware);
+//   * operands that must be transposed on the way (A with op N, B with op T)
+//     are loaded into registers (LDG.128) before the math and written to
+//     shared memory after it, so their latency hides behind the FMAs too.
+// One barrier per k-slice instead of two. Blocks are launched in a swizzled
+// order (groups of 8 block-rows) so that the blocks resident together share
+// panels of A and B in L2.
+//
+// The seed worklogs' double-buffered kernels came out slower than their
+// warptiled ones; see docs/ladder.md for what we measured here and why.
+#include "device/common.cuh"
+#include "device/tile_load.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"
+
+namespace tessel::impl {
+namespace {
+
+using Cfg = WarptileDefault;
+constexpr int kSwizzleGroup = 8;
+
+template <bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads) pipelined_kernel(SgemmArgs p) {
+  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
+  constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
+  constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+  constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
+  __shared__ __align__(16) float As[2][BK][BM + Pad];
+  __shared__ __align__(16) float Bs[2][BK][BN + Pad];
+
+  int bm, bn;
+  device::swizzled_block<kSwizzleGroup>(bm, bn);
+  const int64_t i0 = int64_t(bm) * BM, j0 = int64_t(bn) * BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
+  const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
+  const device::Operand a{p.A, p.lda, p.m, p.k}, b{p.B, p.ldb, p.n, p.k};
+  device::VecTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads> load_a;
+  device::VecTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads> load_b;
+
+  // Start bringing slice k0 into stage s ...
+  auto fetch = [&](int s, int64_t k0) {
+    if constexpr (kTransposeA) load_a.load(a, i0, k0); else load_a.copy_async(As[s], a, i0, k0);
+    if constexpr (kTransposeB) load_b.load(b, j0, k0); else load_b.copy_async(Bs[s], b, j0, k0);
+    device::cp_async_commit();
+  };
+  // ... and finish it (this thread's part; a barrier must follow).
+  auto land = [&](int s) {
+    if constexpr (kTransposeA) load_a.store(As[s]);
+    if constexpr (kTransposeB) load_b.store(Bs[s]);
+    device::cp_async_wait_all();
+  };
+
+  float acc[TM][TN] = {};
+  float fa[TM], fb[TN];
+  fetch(0, 0);
+  land(0);
+  __syncthreads();
+  int s = 0;
+  for (int64_t k0 = 0; k0 < p.k; k0 += BK) {
+    const bool more = k0 + BK < p.k;
+    if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+#pragma unroll
+      for (int f = 0; f < FM; ++f) device::lds4(&fa[4 * f], &As[s][kk][row0 + f * kRowStep]);
+#pragma unroll
+      for (int g = 0; g < FN; ++g) device::lds4(&fb[4 * g], &Bs[s][kk][col0 + g * kColStep]);
+#pragma unroll
+      for (int r = 0; r < TM; ++r)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) acc[r][c] += fa[r] * fb[c];
+    }
+    if (more) land(s ^ 1);
+    __syncthreads();
+    s ^= 1;
+  }
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int g = 0; g < FN; ++g) {
+      const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
+      device::store_row4(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+    }
+}
+
+}  // namespace
+
+cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
+  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+    return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
+      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM));
+      pipelined_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+      return cudaGetLastError();
+    });
+  });
+}
+
+}  // namespace tessel::impl

@@ -1,0 +1,36 @@
+// Tile parameters of the FP32 (SIMT) ladder, all in one place.
+//
+//   BM x BN   the block's tile of C        BK   the k-slice staged per step
+//   TM x TN   one thread's tile of C       Pad  floats of padding per shared row
+//   WM x WN   one warp's tile of C (steps 07, 08): its 32 lanes form a 4 x 8
+//             grid, each lane holding (WM/4) x (WN/8) results as 4x4 fragments
+#pragma once
+
+namespace tessel::impl {
+
+struct Blocktile1dConfig {  // step 04, the worklog's starting point
+  static constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8, kPad = 4;
+  static constexpr int kThreads = kBM * kBN / kTM;  // 512
+};
+
+struct Blocktile2dConfig {  // steps 05 and 06
+  static constexpr int kBM = 128, kBN = 128, kBK = 8, kTM = 8, kTN = 8, kPad = 4;
+  static constexpr int kThreads = kBM * kBN / (kTM * kTN);  // 256
+};
+
+template <int BM, int BN, int BK, int WM, int WN>
+struct WarptileConfig {  // steps 07 and 08
+  static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kPad = 4;
+  static constexpr int kLanesM = 4, kLanesN = 8;
+  static constexpr int kTM = WM / kLanesM, kTN = WN / kLanesN;  // per-lane results
+  static constexpr int kFragsM = kTM / 4, kFragsN = kTN / 4;    // 4x4 fragments per lane
+  static constexpr int kWarpsM = BM / WM, kWarpsN = BN / WN;
+  static constexpr int kThreads = 32 * kWarpsM * kWarpsN;
+  static_assert(BM % WM == 0 && BN % WN == 0, "warps tile the block");
+  static_assert(kTM % 4 == 0 && kTN % 4 == 0, "lanes hold whole 4x4 fragments");
+  static_assert(BK % 4 == 0, "k-slices are copied in 16-byte chunks");
+};
+
+using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x8 per lane
+
+}  // namespace tessel::impl
