@@ -1,5 +1,7 @@
 #include "dispatch/registry.hpp"
 
+#include "kernels/simt/configs.hpp"
+
 namespace tessel {
 
 namespace {
@@ -26,7 +28,15 @@ const std::vector<KernelEntry>& registry() {
       {{"warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", DType::kF32, kSm80, 4, kAligned4},
        impl::launch_warptile},
       {{"pipelined", 8, "step 07 double-buffered: cp.async / register prefetch overlap copies with math", DType::kF32, kSm80, 4, kAligned4},
-       impl::launch_pipelined},
+       impl::launch_pipelined<impl::Pipelined128x128>},
+      {{"pipelined_k16", 8, "step 08 with 16-deep k-slices", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x128k16>},
+      {{"pipelined_128x256", 8, "step 08, 128x256 tiles, 16x8 results per thread", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x256>},
+      {{"pipelined_256x128", 8, "step 08, 256x128 tiles, 16x8 results per thread", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined256x128>},
+      {{"pipelined_64x64", 8, "step 08, 64x64 tiles for small outputs", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined64x64>},
   };
   return table;
 }

@@ -126,8 +126,9 @@ Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
                                            to_string(info.min_compute_capability % 10) + ", this GPU has " +
                                            to_string(cc / 10) + "." + to_string(cc % 10)};
   }
+  // Alignment matters only when the kernel itself runs (k == 0 or alpha == 0 only scales C).
   const int al = info.alignment;
-  if (al > 1) {
+  if (al > 1 && a.k > 0 && a.alpha != 0.0f) {
     const struct { const void* p; int64_t ld; const char* name; const char* ld_name; } ops[] = {
         {a.A, a.lda, "A", "lda"}, {a.B, a.ldb, "B", "ldb"}, {a.C, a.ldc, "C", "ldc"}};
     for (const auto& o : ops) {
@@ -154,16 +155,17 @@ Status launch(const KernelEntry& e, const SgemmArgs& a, int device, int cc, cuda
 }
 
 // The auto-dispatch choice: the latest ladder step that can take the
-// arguments (each step is faster than the one before it on large shapes).
+// arguments (each step is faster than the one before it on large shapes);
+// among configurations of one step, the first registered.
 Status choose(const SgemmArgs& a, int cc, const KernelEntry** chosen) {
-  const auto& table = registry();
-  for (auto it = table.rbegin(); it != table.rend(); ++it) {
-    if (can_run(*it, a, cc).ok()) {
-      *chosen = &*it;
-      return {};
-    }
+  *chosen = nullptr;
+  for (const KernelEntry& e : registry()) {
+    if ((*chosen == nullptr || e.info.ladder_step > (*chosen)->info.ladder_step) && can_run(e, a, cc).ok()) *chosen = &e;
   }
-  return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
+  if (*chosen == nullptr) {
+    return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
+  }
+  return {};
 }
 
 }  // namespace

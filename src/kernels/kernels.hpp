@@ -17,6 +17,8 @@ cudaError_t launch_blocktile_1d(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_blocktile_2d(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
+// Step 08 for each configuration in kernels/simt/configs.hpp (explicitly instantiated there).
+template <class Cfg>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix (beta == 0 writes zeros without reading C).

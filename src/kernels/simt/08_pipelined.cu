@@ -24,11 +24,10 @@
 namespace tessel::impl {
 namespace {
 
-using Cfg = WarptileDefault;
 constexpr int kSwizzleGroup = 8;
 
-template <bool TransA, bool TransB>
-__global__ void __launch_bounds__(Cfg::kThreads) pipelined_kernel(SgemmArgs p) {
+template <class Cfg, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
@@ -94,14 +93,21 @@ __global__ void __launch_bounds__(Cfg::kThreads) pipelined_kernel(SgemmArgs p) {
 
 }  // namespace
 
+template <class Cfg>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
     return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
       const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM));
-      pipelined_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+      pipelined_kernel<Cfg, ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
       return cudaGetLastError();
     });
   });
 }
+
+template cudaError_t launch_pipelined<Pipelined128x128>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128k16>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined256x128>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -18,9 +18,10 @@ struct Blocktile2dConfig {  // steps 05 and 06
   static constexpr int kThreads = kBM * kBN / (kTM * kTN);  // 256
 };
 
-template <int BM, int BN, int BK, int WM, int WN>
+template <int BM, int BN, int BK, int WM, int WN, int MinBlocks = 1>
 struct WarptileConfig {  // steps 07 and 08
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kPad = 4;
+  static constexpr int kMinBlocks = MinBlocks;  // blocks per SM asked of the register allocator
   static constexpr int kLanesM = 4, kLanesN = 8;
   static constexpr int kTM = WM / kLanesM, kTN = WN / kLanesN;  // per-lane results
   static constexpr int kFragsM = kTM / 4, kFragsN = kTN / 4;    // 4x4 fragments per lane
@@ -32,5 +33,12 @@ struct WarptileConfig {  // steps 07 and 08
 };
 
 using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x8 per lane
+
+// Step 08's compiled configurations (each a registered kernel; tessel tune picks among them).
+using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
+using Pipelined128x128k16 = WarptileConfig<128, 128, 16, 32, 64, 2>;
+using Pipelined128x256 = WarptileConfig<128, 256, 8, 64, 64>;      // 16x8 per lane, 1 block/SM
+using Pipelined256x128 = WarptileConfig<256, 128, 8, 64, 64>;
+using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small shapes
 
 }  // namespace tessel::impl
