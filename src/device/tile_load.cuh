@@ -118,6 +118,91 @@ struct VecTileLoader {
   }
 };
 
+// Step 08's loader: the same 16-byte chunks as VecTileLoader, but each
+// thread keeps a pointer per chunk that advances by one k-slice per step and
+// knows how many elements of each chunk are valid in a whole slice, so the
+// loop does no 64-bit index arithmetic and no bounds tests except on the
+// last, partial slice.
+template <bool KContig, int MN, int BK, int Pad, int Threads>
+struct StreamingTileLoader {
+  using Chunks = VecTileLoader<KContig, MN, BK, Pad, Threads>;
+  static constexpr int kPerThread = Chunks::kPerThread;
+
+  const float* ptr[kPerThread];
+  int whole[kPerThread];  // valid elements of the chunk in a slice that lies inside k
+  int64_t step;           // elements between one slice of a chunk and the next
+  float4 staged[kPerThread];
+
+  __device__ StreamingTileLoader(const Operand& o, int64_t x0) : step(KContig ? BK : BK * o.ld) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
+      const int64_t left = o.x_ext - (x0 + x);
+      whole[i] = KContig ? (left > 0 ? 4 : 0) : (left <= 0 ? 0 : left >= 4 ? 4 : int(left));
+      ptr[i] = whole[i] > 0 ? element_ptr<KContig>(o, x0 + x, kk) : o.X;
+    }
+  }
+
+  // Valid elements of chunk i in the slice starting at k0 (whole: k0 + BK <= k).
+  __device__ int valid(int i, const Operand& o, int64_t k0, bool whole_slice) const {
+    if (whole_slice) return whole[i];
+    int x, kk;
+    Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
+    const int64_t left = o.k_ext - (k0 + kk);
+    if (KContig) return whole[i] == 0 || left <= 0 ? 0 : left >= 4 ? 4 : int(left);
+    return left > 0 ? whole[i] : 0;
+  }
+
+  __device__ void load(const Operand& o, int64_t k0, bool whole_slice) {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int v = valid(i, o, k0, whole_slice);
+      const float* p = ptr[i];
+      if (v == 4) {
+        staged[i] = *reinterpret_cast<const float4*>(p);
+      } else {
+        staged[i] = make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
+      }
+    }
+  }
+
+  __device__ void store(float (*S)[MN + Pad]) const {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
+      if (KContig) {
+        S[kk + 0][x] = staged[i].x;
+        S[kk + 1][x] = staged[i].y;
+        S[kk + 2][x] = staged[i].z;
+        S[kk + 3][x] = staged[i].w;
+      } else {
+        *reinterpret_cast<float4*>(&S[kk][x]) = staged[i];
+      }
+    }
+  }
+
+  __device__ void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t k0, bool whole_slice) const {
+    static_assert(!KContig, "cp.async cannot transpose");
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
+      const int v = valid(i, o, k0, whole_slice);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
+                   "l"(v > 0 ? ptr[i] : o.X), "r"(v * 4));
+    }
+  }
+
+  __device__ void advance() {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      if (whole[i] > 0) ptr[i] += step;
+    }
+  }
+};
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 

@@ -42,14 +42,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
   const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
   const device::Operand a{p.A, p.lda, p.m, p.k}, b{p.B, p.ldb, p.n, p.k};
-  device::VecTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads> load_a;
-  device::VecTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads> load_b;
+  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads> load_a(a, i0);
+  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads> load_b(b, j0);
 
   // Start bringing slice k0 into stage s ...
   auto fetch = [&](int s, int64_t k0) {
-    if constexpr (kTransposeA) load_a.load(a, i0, k0); else load_a.copy_async(As[s], a, i0, k0);
-    if constexpr (kTransposeB) load_b.load(b, j0, k0); else load_b.copy_async(Bs[s], b, j0, k0);
+    const bool whole = k0 + BK <= p.k;
+    if constexpr (kTransposeA) load_a.load(a, k0, whole); else load_a.copy_async(As[s], a, k0, whole);
+    if constexpr (kTransposeB) load_b.load(b, k0, whole); else load_b.copy_async(Bs[s], b, k0, whole);
     device::cp_async_commit();
+    load_a.advance();
+    load_b.advance();
   };
   // ... and finish it (this thread's part; a barrier must follow).
   auto land = [&](int s) {
@@ -57,9 +60,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
     if constexpr (kTransposeB) load_b.store(Bs[s]);
     device::cp_async_wait_all();
   };
+  // Fragments in registers are double-buffered too: step kk+1's are read
+  // from shared memory while step kk's FMAs run.
+  float fa[2][TM], fb[2][TN];
+  auto read_fragments = [&](int s, int kk, int buf) {
+#pragma unroll
+    for (int f = 0; f < FM; ++f) device::lds4(&fa[buf][4 * f], &As[s][kk][row0 + f * kRowStep]);
+#pragma unroll
+    for (int g = 0; g < FN; ++g) device::lds4(&fb[buf][4 * g], &Bs[s][kk][col0 + g * kColStep]);
+  };
 
   float acc[TM][TN] = {};
-  float fa[TM], fb[TN];
   fetch(0, 0);
   land(0);
   __syncthreads();
@@ -67,16 +78,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   for (int64_t k0 = 0; k0 < p.k; k0 += BK) {
     const bool more = k0 + BK < p.k;
     if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
+    read_fragments(s, 0, 0);
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-#pragma unroll
-      for (int f = 0; f < FM; ++f) device::lds4(&fa[4 * f], &As[s][kk][row0 + f * kRowStep]);
-#pragma unroll
-      for (int g = 0; g < FN; ++g) device::lds4(&fb[4 * g], &Bs[s][kk][col0 + g * kColStep]);
+      if (kk + 1 < BK) read_fragments(s, kk + 1, (kk + 1) % 2);
 #pragma unroll
       for (int r = 0; r < TM; ++r)
 #pragma unroll
-        for (int c = 0; c < TN; ++c) acc[r][c] += fa[r] * fb[c];
+        for (int c = 0; c < TN; ++c) acc[r][c] += fa[kk % 2][r] * fb[kk % 2][c];
     }
     if (more) land(s ^ 1);
     __syncthreads();
