@@ -37,6 +37,12 @@ const std::vector<KernelEntry>& registry() {
        impl::launch_pipelined<impl::Pipelined256x128>},
       {{"pipelined_64x64", 8, "step 08, 64x64 tiles for small outputs", DType::kF32, kSm80, 4, kAligned4},
        impl::launch_pipelined<impl::Pipelined64x64>},
+      {{"pipelined_128x256_k16", 8, "step 08, 128x256 tiles, 16-deep k-slices", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x256k16>},
+      {{"pipelined_w4", 8, "step 08, 128x128 tiles over 4 warps, 16x8 results per thread", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x128w4>},
+      {{"pipelined_w4_k16", 8, "step 08, 128x128 tiles over 4 warps, 16-deep k-slices", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x128w4k16>},
   };
   return table;
 }

@@ -32,8 +32,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
   constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
-  __shared__ __align__(16) float As[2][BK][BM + Pad];
-  __shared__ __align__(16) float Bs[2][BK][BN + Pad];
+  // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
+  extern __shared__ float4 smem[];
+  using ATile = float[BK][BM + Pad];
+  using BTile = float[BK][BN + Pad];
+  ATile* As = reinterpret_cast<ATile*>(smem);
+  BTile* Bs = reinterpret_cast<BTile*>(As + 2);
 
   int bm, bn;
   device::swizzled_block<kSwizzleGroup>(bm, bn);
@@ -104,10 +108,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 
 template <class Cfg>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
+  constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
   return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+    auto kernel = pipelined_kernel<Cfg, ta, tb>;
+    if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+        err != cudaSuccess) {
+      return err;
+    }
     return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
       const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM));
-      pipelined_kernel<Cfg, ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+      kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p);
       return cudaGetLastError();
     });
   });
@@ -118,5 +128,8 @@ template cudaError_t launch_pipelined<Pipelined128x128k16>(const SgemmArgs&, cud
 template cudaError_t launch_pipelined<Pipelined128x256>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined256x128>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256k16>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128w4>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128w4k16>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl
