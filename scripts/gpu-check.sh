@@ -14,24 +14,13 @@ sizes=${3:-1024,2048,4096}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-build-gpu}
-archs=${TESSEL_CUDA_ARCHITECTURES:-90a}
-
-cfg=(-S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSEL_CUDA_ARCHITECTURES="$archs")
-if [ -n "$prefix" ]; then
-  prefix=$(cd "$prefix" && pwd)
-  cfg+=(-DCMAKE_PREFIX_PATH="$prefix")
-  export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
 
 status=0
 step() { echo "== $*"; }
 step "GPU"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu --format=csv || true
-step "configure"
-cmake "${cfg[@]}" > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
-
-step "build"
-cmake --build "$build" -j"$(nproc)" >> "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+step "configure and build"
+source scripts/gpu-build.sh "$build" "$prefix" > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 
 step "tests"
 (cd "$build" && ctest -j4 --output-on-failure) > "$out/tests.log" 2>&1 || { status=1; tail -30 "$out/tests.log"; }

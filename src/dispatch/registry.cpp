@@ -39,6 +39,8 @@ const std::vector<KernelEntry>& registry() {
        impl::launch_pipelined<impl::Pipelined64x64>},
       {{"pipelined_128x256_k16", 8, "step 08, 128x256 tiles, 16-deep k-slices", DType::kF32, kSm80, 4, kAligned4},
        impl::launch_pipelined<impl::Pipelined128x256k16>},
+      {{"pipelined_128x256_k32", 8, "step 08, 128x256 tiles, 32-deep k-slices", DType::kF32, kSm80, 4, kAligned4},
+       impl::launch_pipelined<impl::Pipelined128x256k32>},
       {{"pipelined_w4", 8, "step 08, 128x128 tiles over 4 warps, 16x8 results per thread", DType::kF32, kSm80, 4, kAligned4},
        impl::launch_pipelined<impl::Pipelined128x128w4>},
       {{"pipelined_w4_k16", 8, "step 08, 128x128 tiles over 4 warps, 16-deep k-slices", DType::kF32, kSm80, 4, kAligned4},

@@ -129,6 +129,7 @@ template cudaError_t launch_pipelined<Pipelined128x256>(const SgemmArgs&, cudaSt
 template cudaError_t launch_pipelined<Pipelined256x128>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined128x256k16>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256k32>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined128x128w4>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined128x128w4k16>(const SgemmArgs&, cudaStream_t);
 

@@ -41,6 +41,7 @@ using Pipelined128x256 = WarptileConfig<128, 256, 8, 64, 64>;      // 16x8 per l
 using Pipelined256x128 = WarptileConfig<256, 128, 8, 64, 64>;
 using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small shapes
 using Pipelined128x256k16 = WarptileConfig<128, 256, 16, 64, 64>;
+using Pipelined128x256k32 = WarptileConfig<128, 256, 32, 64, 64>;
 using Pipelined128x128w4 = WarptileConfig<128, 128, 8, 64, 64, 2>;  // 4 warps, 16x8 per lane, 2 blocks/SM
 using Pipelined128x128w4k16 = WarptileConfig<128, 128, 16, 64, 64, 2>;
 
