@@ -84,6 +84,7 @@ struct KernelInfo {
   int min_compute_capability = 0;  // e.g. 80 for sm_80
   int alignment = 1;         // A, B, C and lda/ldb/ldc must be multiples of this many elements
   std::string constraints;   // shapes/layouts it accepts, in words
+  int tile_m = 0, tile_n = 0;  // the block's tile of C
 };
 
 // All registered kernels, in ladder order.

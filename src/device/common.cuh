@@ -25,12 +25,13 @@ __device__ __forceinline__ void store_result(float* C, int64_t ldc, int64_t i, i
 }
 
 // C(i, j..j+3) = alpha * acc + beta * C(i, j..j+3) for the columns inside n;
-// one 16-byte access when all four are inside (needs C 16-byte aligned and
-// ldc a multiple of 4, i.e. the registry's alignment = 4).
+// with Aligned, one 16-byte access when all four are inside (needs C 16-byte
+// aligned and ldc a multiple of 4, i.e. the registry's alignment = 4).
+template <bool Aligned = true>
 __device__ __forceinline__ void store_row4(const SgemmArgs& p, int64_t i, int64_t j, float4 acc) {
   if (i >= p.m) return;
   float* c = p.C + i * p.ldc + j;
-  if (j + 4 <= p.n) {
+  if (Aligned && j + 4 <= p.n) {
     float4 out = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
     if (p.beta != 0.0f) {
       const float4 old = *reinterpret_cast<const float4*>(c);

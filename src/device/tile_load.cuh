@@ -122,8 +122,9 @@ struct VecTileLoader {
 // thread keeps a pointer per chunk that advances by one k-slice per step and
 // knows how many elements of each chunk are valid in a whole slice, so the
 // loop does no 64-bit index arithmetic and no bounds tests except on the
-// last, partial slice.
-template <bool KContig, int MN, int BK, int Pad, int Threads>
+// last, partial slice. With Aligned = false the chunks are read element by
+// element (any pointer, any leading dimension); shared memory is the same.
+template <bool KContig, int MN, int BK, int Pad, int Threads, bool Aligned = true>
 struct StreamingTileLoader {
   using Chunks = VecTileLoader<KContig, MN, BK, Pad, Threads>;
   static constexpr int kPerThread = Chunks::kPerThread;
@@ -159,8 +160,10 @@ struct StreamingTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       const int v = valid(i, o, k0, whole_slice);
       const float* p = ptr[i];
-      if (v == 4) {
+      if (v == 4 && Aligned) {
         staged[i] = *reinterpret_cast<const float4*>(p);
+      } else if (v == 4) {
+        staged[i] = make_float4(p[0], p[1], p[2], p[3]);
       } else {
         staged[i] = make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
       }
@@ -184,7 +187,7 @@ struct StreamingTileLoader {
   }
 
   __device__ void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t k0, bool whole_slice) const {
-    static_assert(!KContig, "cp.async cannot transpose");
+    static_assert(!KContig && Aligned, "cp.async copies aligned 16-byte chunks and cannot transpose");
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;

@@ -8,11 +8,12 @@
 // mapping is the point of this step; step 02 fixes it.
 #include "device/common.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"
 
 namespace tessel::impl {
 namespace {
 
-constexpr int kBlock = 32;  // 32 x 32 threads per block, one C element each
+constexpr int kBlock = NaiveConfig::kBlock;  // 32 x 32 threads, one C element each
 
 template <bool TransA, bool TransB>
 __global__ void naive_kernel(SgemmArgs p) {

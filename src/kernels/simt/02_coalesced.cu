@@ -8,11 +8,12 @@
 // is unchanged; only the index mapping moved, and with it the memory traffic.
 #include "device/common.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"
 
 namespace tessel::impl {
 namespace {
 
-constexpr int kBlock = 32;  // 32 x 32 threads per block, one C element each
+constexpr int kBlock = NaiveConfig::kBlock;  // 32 x 32 threads, one C element each
 
 template <bool TransA, bool TransB>
 __global__ void coalesced_kernel(SgemmArgs p) {

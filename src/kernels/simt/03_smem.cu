@@ -14,14 +14,10 @@
 // multiple of 32) are filled with zeros and the barrier stays uniform.
 #include "device/common.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"
 
 namespace tessel::impl {
 namespace {
-
-struct SmemConfig {
-  static constexpr int kTile = 32;  // block tile: 32 x 32 of C, 32-deep k slices
-  static constexpr int kPad = 1;    // floats of padding per shared-memory row
-};
 
 template <int T, int Pad, bool Trans>
 __device__ __forceinline__ void load_tile(float (&tile)[T][T + Pad], const float* X, int64_t ld,

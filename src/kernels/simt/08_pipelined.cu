@@ -26,12 +26,13 @@ namespace {
 
 constexpr int kSwizzleGroup = 8;
 
-template <class Cfg, bool TransA, bool TransB>
+template <class Cfg, bool Aligned, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
   constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
+  constexpr bool kAsyncA = Aligned && !kTransposeA, kAsyncB = Aligned && !kTransposeB;  // cp.async-able
   // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
   extern __shared__ float4 smem[];
   using ATile = float[BK][BM + Pad];
@@ -46,22 +47,22 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
   const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
   const device::Operand a{p.A, p.lda, p.m, p.k}, b{p.B, p.ldb, p.n, p.k};
-  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads> load_a(a, i0);
-  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads> load_b(b, j0);
+  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads, Aligned> load_a(a, i0);
+  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads, Aligned> load_b(b, j0);
 
   // Start bringing slice k0 into stage s ...
   auto fetch = [&](int s, int64_t k0) {
     const bool whole = k0 + BK <= p.k;
-    if constexpr (kTransposeA) load_a.load(a, k0, whole); else load_a.copy_async(As[s], a, k0, whole);
-    if constexpr (kTransposeB) load_b.load(b, k0, whole); else load_b.copy_async(Bs[s], b, k0, whole);
+    if constexpr (kAsyncA) load_a.copy_async(As[s], a, k0, whole); else load_a.load(a, k0, whole);
+    if constexpr (kAsyncB) load_b.copy_async(Bs[s], b, k0, whole); else load_b.load(b, k0, whole);
     device::cp_async_commit();
     load_a.advance();
     load_b.advance();
   };
   // ... and finish it (this thread's part; a barrier must follow).
   auto land = [&](int s) {
-    if constexpr (kTransposeA) load_a.store(As[s]);
-    if constexpr (kTransposeB) load_b.store(Bs[s]);
+    if constexpr (!kAsyncA) load_a.store(As[s]);
+    if constexpr (!kAsyncB) load_b.store(Bs[s]);
     device::cp_async_wait_all();
   };
   // Fragments in registers are double-buffered too: step kk+1's are read
@@ -100,17 +101,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 #pragma unroll
     for (int g = 0; g < FN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
-      device::store_row4(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+      device::store_row4<Aligned>(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
     }
 }
 
 }  // namespace
 
-template <class Cfg>
+template <class Cfg, bool Aligned>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
   return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    auto kernel = pipelined_kernel<Cfg, ta, tb>;
+    auto kernel = pipelined_kernel<Cfg, Aligned, ta, tb>;
     if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
         err != cudaSuccess) {
       return err;
@@ -123,14 +124,11 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   });
 }
 
-template cudaError_t launch_pipelined<Pipelined128x128>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x128k16>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x256>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined256x128>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x256k16>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x256k32>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x128w4>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x128w4k16>(const SgemmArgs&, cudaStream_t);
+
+template cudaError_t launch_pipelined<Pipelined128x128, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -8,6 +8,15 @@
 
 namespace tessel::impl {
 
+struct NaiveConfig {  // steps 01 and 02: one thread per element of C
+  static constexpr int kBlock = 32;  // 32 x 32 threads per block
+};
+
+struct SmemConfig {  // step 03
+  static constexpr int kTile = 32;  // block tile: 32 x 32 of C, 32-deep k slices
+  static constexpr int kPad = 1;    // floats of padding per shared-memory row
+};
+
 struct Blocktile1dConfig {  // step 04, the worklog's starting point
   static constexpr int kBM = 64, kBN = 64, kBK = 8, kTM = 8, kPad = 4;
   static constexpr int kThreads = kBM * kBN / kTM;  // 512
@@ -34,15 +43,11 @@ struct WarptileConfig {  // steps 07 and 08
 
 using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x8 per lane
 
-// Step 08's compiled configurations (each a registered kernel; tessel tune picks among them).
+// Step 08's compiled configurations (each a registered kernel). Measured
+// alternatives that lost (256x128, 8-warp 128x128 with k16, 4-warp 128x128,
+// 128x256 with k8 or k32) are in docs/ladder.md.
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
-using Pipelined128x128k16 = WarptileConfig<128, 128, 16, 32, 64, 2>;
-using Pipelined128x256 = WarptileConfig<128, 256, 8, 64, 64>;      // 16x8 per lane, 1 block/SM
-using Pipelined256x128 = WarptileConfig<256, 128, 8, 64, 64>;
-using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small shapes
-using Pipelined128x256k16 = WarptileConfig<128, 256, 16, 64, 64>;
-using Pipelined128x256k32 = WarptileConfig<128, 256, 32, 64, 64>;
-using Pipelined128x128w4 = WarptileConfig<128, 128, 8, 64, 64, 2>;  // 4 warps, 16x8 per lane, 2 blocks/SM
-using Pipelined128x128w4k16 = WarptileConfig<128, 128, 16, 64, 64, 2>;
+using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64>;     // 16x8 per lane, 1 block/SM: large outputs
+using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small outputs
 
 }  // namespace tessel::impl
