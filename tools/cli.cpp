@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 
 #include "harness/bench.hpp"
@@ -231,6 +233,69 @@ int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+struct TuneCli {
+  std::string sizes = kDefaultBenchSizes;
+  std::string ops = "NN";
+  std::string file;
+  BenchOptions options;
+
+  void prepare() {
+    options.shapes = parse_or_usage(parse_shapes, sizes);
+    options.ops = parse_or_usage(parse_ops, ops);
+    if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
+  }
+};
+
+// Times every configuration of the top ladder step that can take each call
+// (tight leading dimensions, as `bench` makes them) and stores the fastest
+// in the tuning file that auto-dispatch reads.
+int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
+  const std::string path = t.file.empty() ? tuning_file_path() : t.file;
+  if (path.empty()) throw std::runtime_error("no tuning file path: set TESSEL_TUNE_FILE or HOME, or pass --file");
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, int, bool>, TunedChoice> table;
+  auto key = [](const TunedChoice& c) { return std::make_tuple(c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned); };
+  for (const TunedChoice& c : read_tuning(path)) table[key(c)] = c;
+
+  int top = 0;
+  for (const KernelInfo& k : kernels()) top = std::max(top, k.ladder_step);
+  Cublas cublas;
+  int failed = 0;
+  for (const Shape& shape : t.options.shapes) {
+    for (const OpPair& op : t.options.ops) {
+      const int64_t lda = std::max<int64_t>(1, op.first == Op::N ? shape.k : shape.m);
+      const int64_t ldb = std::max<int64_t>(1, op.second == Op::N ? shape.n : shape.k);
+      const bool aligned = lda % 4 == 0 && ldb % 4 == 0 && std::max<int64_t>(1, shape.n) % 4 == 0;
+      BenchOptions o = t.options;
+      o.shapes = {shape};
+      o.ops = {op};
+      o.kernels.clear();
+      for (const KernelInfo& k : kernels()) {
+        if (k.ladder_step == top && (k.alignment == 1 || aligned)) o.kernels.push_back(k.name);
+      }
+      const std::vector<BenchRow> rows = run_bench(cublas, o);
+      out << bench_table(rows);
+      const BenchRow* best = nullptr;
+      for (const BenchRow& r : rows) {
+        if (r.status == "ok" && (!best || r.ms.median < best->ms.median)) best = &r;
+      }
+      if (!best) {
+        ++failed;
+        err << "error: no configuration ran correctly for " << to_string(shape) << '\n';
+        continue;
+      }
+      out << fmt::format("-> {} {} ({}aligned): {}\n\n", to_string(op), to_string(shape), aligned ? "" : "un", best->kernel);
+      const TunedChoice c{shape.m, shape.n, shape.k, op.first, op.second, aligned, best->kernel};
+      table[key(c)] = c;
+    }
+  }
+  std::vector<TunedChoice> all;
+  for (const auto& [k, c] : table) all.push_back(c);
+  if (Status s = write_tuning(path, all); !s.ok()) throw std::runtime_error(s.message());
+  reload_tuning();
+  out << fmt::format("wrote {} entries to {}\n", all.size(), path);
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -278,6 +343,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   runc->add_option("--alpha", ro.alpha)->capture_default_str();
   runc->add_option("--beta", ro.beta)->capture_default_str();
 
+  TuneCli to;
+  auto* tune = app.add_subcommand("tune", "Time the fastest step's configurations per shape and store the winners for auto-dispatch");
+  tune->add_option("--sizes", to.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
+  tune->add_option("--ops", to.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
+  tune->add_option("--repeat", to.options.repeat, "Timed runs per configuration")->capture_default_str();
+  tune->add_option("--file", to.file, "Tuning file (default: $TESSEL_TUNE_FILE or the per-GPU cache file)");
+
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   try {
@@ -296,6 +368,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (verify->parsed()) vo.prepare();
     if (bench->parsed()) bo.prepare();
     if (runc->parsed()) ro.prepare();
+    if (tune->parsed()) to.prepare();
     std::string why;
     if (!gpu_available(&why)) {
       err << "error: no CUDA GPU is visible (" << why << "); this command needs one\n";
@@ -304,6 +377,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (app.got_subcommand("info")) return cmd_info(out);
     if (verify->parsed()) return cmd_verify(vo, out, err);
     if (bench->parsed()) return cmd_bench(bo, join_command(args), out, err);
+    if (tune->parsed()) return cmd_tune(to, out, err);
     return cmd_run(ro, out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << '\n';

@@ -100,6 +100,24 @@ Status sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
 // The kernel auto-dispatch would run for these arguments (after validation).
 Status select_kernel(const SgemmArgs& args, std::string* name);
 
+// Tuning. `tessel tune` times the fastest step's configurations on this GPU
+// for given shapes and stores each shape's winner in a small text file;
+// auto-dispatch reads it at first use and takes the stored kernel for an
+// exactly matching call (sizes, ops, and whether A, B, C and their leading
+// dimensions are 16-byte aligned), and built-in heuristics otherwise.
+// The file: $TESSEL_TUNE_FILE if set, else
+// ${XDG_CACHE_HOME:-$HOME/.cache}/tessel/<GPU name>.tune.
+struct TunedChoice {
+  int64_t m = 0, n = 0, k = 0;
+  Op opA = Op::N, opB = Op::N;
+  bool aligned = true;  // the 16-byte class of the call
+  std::string kernel;
+};
+std::string tuning_file_path();  // empty when no GPU is visible
+std::vector<TunedChoice> read_tuning(const std::string& path);  // missing file: empty; bad lines skipped
+Status write_tuning(const std::string& path, const std::vector<TunedChoice>& choices);  // creates folders
+void reload_tuning();  // forget what was read; the next auto-dispatch reads the file again
+
 // Runs one named kernel. Returns kUnknownKernel for an unknown name and
 // kNotSupported (with the reason) when that kernel cannot take the arguments.
 Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);

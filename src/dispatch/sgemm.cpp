@@ -16,6 +16,7 @@
 #include <string>
 
 #include "dispatch/registry.hpp"
+#include "dispatch/tuning.hpp"
 
 namespace tessel {
 namespace {
@@ -67,8 +68,13 @@ std::string cuda_message(cudaError_t err) {
   return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
 }
 
-// Compute capability of the current device as 10 * major + minor.
-Status current_device(int* device, int* cc) {
+struct Device {
+  int id = 0;
+  int cc = 0;   // compute capability as 10 * major + minor
+  int sms = 0;  // multiprocessors
+};
+
+Status current_device(Device* d) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
@@ -77,12 +83,13 @@ Status current_device(int* device, int* cc) {
             "tessel: no CUDA GPU is visible" + (err != cudaSuccess ? " (" + cuda_message(err) + ")" : std::string())};
   }
   int major = 0, minor = 0;
-  if ((err = cudaGetDevice(device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, *device)) != cudaSuccess ||
-      (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, *device)) != cudaSuccess) {
+  if ((err = cudaGetDevice(&d->id)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d->id)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d->id)) != cudaSuccess ||
+      (err = cudaDeviceGetAttribute(&d->sms, cudaDevAttrMultiProcessorCount, d->id)) != cudaSuccess) {
     return {StatusCode::kCudaError, "tessel: cannot query the current GPU (" + cuda_message(err) + ")"};
   }
-  *cc = 10 * major + minor;
+  d->cc = 10 * major + minor;
   return {};
 }
 
@@ -143,9 +150,9 @@ Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
   return {};
 }
 
-Status launch(const KernelEntry& e, const SgemmArgs& a, int device, int cc, cudaStream_t stream) {
-  if (Status s = check_pointers(a, device); !s.ok()) return s;
-  if (Status s = can_run(e, a, cc); !s.ok()) return s;
+Status launch(const KernelEntry& e, const SgemmArgs& a, const Device& d, cudaStream_t stream) {
+  if (Status s = check_pointers(a, d.id); !s.ok()) return s;
+  if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
   const cudaError_t err = (a.k == 0 || a.alpha == 0.0f) ? impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream)
                                                          : e.launch(a, stream);
   if (err != cudaSuccess) {
@@ -154,14 +161,39 @@ Status launch(const KernelEntry& e, const SgemmArgs& a, int device, int cc, cuda
   return {};
 }
 
-// The auto-dispatch choice: the latest ladder step that can take the
-// arguments (each step is faster than the one before it on large shapes);
-// among configurations of one step, the first registered.
-Status choose(const SgemmArgs& a, int cc, const KernelEntry** chosen) {
+bool all_aligned(const SgemmArgs& a) {
+  return aligned(a.A, 4) && aligned(a.B, 4) && aligned(a.C, 4) && a.lda % 4 == 0 && a.ldb % 4 == 0 && a.ldc % 4 == 0;
+}
+
+// The auto-dispatch choice. A kernel the tuning file names for this exact
+// call, if it can take it; otherwise among the latest ladder step that can
+// take the arguments (each step is faster than the one before on large
+// shapes), the largest block tile that still gives at least ~one block per
+// SM (larger tiles reuse more per load; too few blocks leave SMs idle),
+// else the tile that gives the most blocks.
+Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
-  for (const KernelEntry& e : registry()) {
-    if ((*chosen == nullptr || e.info.ladder_step > (*chosen)->info.ladder_step) && can_run(e, a, cc).ok()) *chosen = &e;
+  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
+    *chosen = tuned;
+    return {};
   }
+  int step = 0;
+  for (const KernelEntry& e : registry()) {
+    if (e.info.ladder_step > step && can_run(e, a, d.cc).ok()) step = e.info.ladder_step;
+  }
+  auto blocks = [&](const KernelEntry& e) {
+    return ((a.m + e.info.tile_m - 1) / e.info.tile_m) * ((a.n + e.info.tile_n - 1) / e.info.tile_n);
+  };
+  const int64_t enough = int64_t(0.9 * d.sms);
+  const KernelEntry* fill = nullptr;  // largest tile with enough blocks
+  const KernelEntry* most = nullptr;  // most blocks
+  for (const KernelEntry& e : registry()) {
+    if (e.info.ladder_step != step || !can_run(e, a, d.cc).ok()) continue;
+    const int64_t area = int64_t(e.info.tile_m) * e.info.tile_n;
+    if (blocks(e) >= enough && (!fill || area > int64_t(fill->info.tile_m) * fill->info.tile_n)) fill = &e;
+    if (!most || blocks(e) > blocks(*most)) most = &e;
+  }
+  *chosen = fill ? fill : most;
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }
@@ -177,17 +209,17 @@ Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t s
   }
   if (Status s = validate(args); !s.ok()) return s;
   if (args.m == 0 || args.n == 0) return {};
-  int device = 0, cc = 0;
-  if (Status s = current_device(&device, &cc); !s.ok()) return s;
-  return launch(*e, args, device, cc, stream);
+  Device d;
+  if (Status s = current_device(&d); !s.ok()) return s;
+  return launch(*e, args, d, stream);
 }
 
 Status select_kernel(const SgemmArgs& args, std::string* name) {
   if (Status s = validate(args); !s.ok()) return s;
-  int device = 0, cc = 0;
-  if (Status s = current_device(&device, &cc); !s.ok()) return s;
+  Device d;
+  if (Status s = current_device(&d); !s.ok()) return s;
   const KernelEntry* e = nullptr;
-  if (Status s = choose(args, cc, &e); !s.ok()) return s;
+  if (Status s = choose(args, d, &e); !s.ok()) return s;
   *name = e->info.name;
   return {};
 }
@@ -195,11 +227,11 @@ Status select_kernel(const SgemmArgs& args, std::string* name) {
 Status sgemm(const SgemmArgs& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok()) return s;
   if (args.m == 0 || args.n == 0) return {};
-  int device = 0, cc = 0;
-  if (Status s = current_device(&device, &cc); !s.ok()) return s;
+  Device d;
+  if (Status s = current_device(&d); !s.ok()) return s;
   const KernelEntry* e = nullptr;
-  if (Status s = choose(args, cc, &e); !s.ok()) return s;
-  return launch(*e, args, device, cc, stream);
+  if (Status s = choose(args, d, &e); !s.ok()) return s;
+  return launch(*e, args, d, stream);
 }
 
 Status sgemm(Op opA, Op opB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,

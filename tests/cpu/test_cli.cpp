@@ -51,6 +51,8 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"run", "--kernel", "smem", "--m", "-1", "--n", "2", "--k", "3"}, "must be >= 0"},
       {{"run", "--kernel", "smem", "--m", "1", "--n", "2"}, "--k"},
       {{"run", "--kernel", "smem", "--m", "1", "--n", "2", "--k", "3", "--ops", "NN,TT"}, "one op pair"},
+      {{"tune", "--sizes", "12x"}, "bad shape '12x'"},
+      {{"tune", "--repeat", "0"}, "--repeat must be >= 1"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.args);

@@ -1,7 +1,10 @@
 // The public API on a GPU: dispatch choice, no-op and pointer checks, streams.
 #include <tessel/tessel.hpp>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #include "gpu/gpu_test.hpp"
@@ -89,6 +92,30 @@ TEST_F(Api, VectorKernelsRefuseMisalignedArgumentsByNameButAutoTakesThem) {
     for (int64_t e = 0; e < m * n; ++e) diff += (d[e] - r[e]) * (d[e] - r[e]), norm += r[e] * r[e];
     EXPECT_LT(std::sqrt(diff / norm), 1e-5) << name;
   }
+}
+
+TEST_F(Api, TunedChoiceIsTakenForTheExactCallOnly) {
+  const std::string path = "tessel-test-" + std::to_string(::getpid()) + ".tune";
+  ASSERT_TRUE(tessel::write_tuning(path, {{96, 96, 64, Op::N, Op::N, true, "warptile"},
+                                          {96, 96, 64, Op::N, Op::N, false, "smem"}}).ok());
+  ASSERT_EQ(setenv("TESSEL_TUNE_FILE", path.c_str(), 1), 0);
+  tessel::reload_tuning();
+  DeviceBuffer<float> A(96 * 64 + 1), B(64 * 96 + 1), C(96 * 96 + 1);
+  std::string name;
+  const SgemmArgs a{Op::N, Op::N, 96, 96, 64, 1.0f, A.get(), 64, B.get(), 96, 0.0f, C.get(), 96};
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_EQ(name, "warptile");
+  SgemmArgs other = a;
+  other.k = 65, other.lda = 65;  // not in the file, and unaligned: heuristics
+  ASSERT_TRUE(tessel::select_kernel(other, &name).ok());
+  EXPECT_NE(name, "warptile");
+  SgemmArgs unaligned = a;
+  unaligned.B = B.get() + 1;  // same sizes, the other alignment class
+  ASSERT_TRUE(tessel::select_kernel(unaligned, &name).ok());
+  EXPECT_EQ(name, "smem");
+  unsetenv("TESSEL_TUNE_FILE");
+  tessel::reload_tuning();
+  std::remove(path.c_str());
 }
 
 TEST_F(Api, RunsOnTheGivenStream) {

@@ -1,0 +1,52 @@
+// The tuning file's format, read and written by the library.
+#include <gtest/gtest.h>
+#include <tessel/tessel.hpp>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+using tessel::Op;
+using tessel::TunedChoice;
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tessel-test-" + std::to_string(::getpid()) + "/" + name)).string();
+}
+
+TEST(Tuning, WriteThenReadRoundTrips) {
+  const std::string path = temp_path("sub/dir/gpu.tune");  // folders are created
+  const std::vector<TunedChoice> choices = {{4096, 4096, 4096, Op::N, Op::N, true, "pipelined_128x256"},
+                                            {127, 4097, 1000, Op::T, Op::N, false, "pipelined_any_64x64"}};
+  ASSERT_TRUE(tessel::write_tuning(path, choices).ok());
+  const auto back = tessel::read_tuning(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].m, 127);
+  EXPECT_EQ(back[1].n, 4097);
+  EXPECT_EQ(back[1].opA, Op::T);
+  EXPECT_FALSE(back[1].aligned);
+  EXPECT_EQ(back[1].kernel, "pipelined_any_64x64");
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path().parent_path().parent_path());
+}
+
+TEST(Tuning, BadLinesAreSkippedAndMissingFileIsEmpty) {
+  const std::string path = temp_path("bad.tune");
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << "# comment\n1 2 3 N N 1 ok_kernel\n1 2 N N 1 short\n1 2 3 X N 1 bad_op\n1 2 3 N N 7 bad_flag\n\n";
+  const auto back = tessel::read_tuning(path);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].kernel, "ok_kernel");
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path());
+  EXPECT_TRUE(tessel::read_tuning(path).empty());
+}
+
+TEST(Tuning, UnwritablePathIsAnError) {
+  const tessel::Status s = tessel::write_tuning("/proc/tessel/x.tune", {});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("/proc/tessel/x.tune"), std::string::npos) << s.message();
+}
+
+}  // namespace
