@@ -85,6 +85,8 @@ struct KernelInfo {
   int alignment = 1;         // A, B, C and lda/ldb/ldc must be multiples of this many elements
   std::string constraints;   // shapes/layouts it accepts, in words
   int tile_m = 0, tile_n = 0;  // the block's tile of C
+  bool split_k = false;      // splits k across blocks that add into C with atomics:
+                             // the last bits of a result may differ from run to run
 };
 
 // All registered kernels, in ladder order.

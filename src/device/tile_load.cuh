@@ -54,9 +54,16 @@ struct VecTileLoader {
   float4 staged[kPerThread];  // the chunks in flight between load() and store()
 
   // First element of chunk e: four consecutive q (KContig) or four consecutive x.
+  // KContig: each half-warp takes one 4-wide k-group of 16 consecutive x, the
+  // other half the next k-group of the same x, so that the transposing
+  // stores S[kk + v][x] of a warp hit 32 different banks (with rows padded
+  // to 4 mod 32 floats) for any slice depth; each stored row still gives a
+  // warp 32 contiguous bytes.
   __device__ static void chunk_pos(int e, int& x, int& kk) {
+    static_assert(!KContig || MN % 16 == 0, "KContig tiles come in groups of 16 x");
     if (KContig) {
-      x = e / (BK / 4), kk = e % (BK / 4) * 4;
+      constexpr int G = BK / 4;  // 4-wide k-groups per slice
+      x = e % 16 + e / (16 * G) * 16, kk = e / 16 % G * 4;
     } else {
       kk = e / (MN / 4), x = e % (MN / 4) * 4;
     }
@@ -134,14 +141,15 @@ struct StreamingTileLoader {
   int64_t step;           // elements between one slice of a chunk and the next
   float4 staged[kPerThread];
 
-  __device__ StreamingTileLoader(const Operand& o, int64_t x0) : step(KContig ? BK : BK * o.ld) {
+  // The tile's rows x0.. of the operand, starting at k-index k_begin.
+  __device__ StreamingTileLoader(const Operand& o, int64_t x0, int64_t k_begin) : step(KContig ? BK : BK * o.ld) {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
       const int64_t left = o.x_ext - (x0 + x);
       whole[i] = KContig ? (left > 0 ? 4 : 0) : (left <= 0 ? 0 : left >= 4 ? 4 : int(left));
-      ptr[i] = whole[i] > 0 ? element_ptr<KContig>(o, x0 + x, kk) : o.X;
+      ptr[i] = whole[i] > 0 ? element_ptr<KContig>(o, x0 + x, k_begin + kk) : o.X;
     }
   }
 

@@ -169,8 +169,9 @@ bool all_aligned(const SgemmArgs& a) {
 // call, if it can take it; otherwise among the latest ladder step that can
 // take the arguments (each step is faster than the one before on large
 // shapes), the largest block tile that still gives at least ~one block per
-// SM (larger tiles reuse more per load; too few blocks leave SMs idle),
-// else the tile that gives the most blocks.
+// SM (larger tiles reuse more per load; too few blocks leave SMs idle);
+// failing that, a split-k kernel when k is deep enough to split, else the
+// tile that gives the most blocks.
 Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
@@ -185,15 +186,21 @@ Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
     return ((a.m + e.info.tile_m - 1) / e.info.tile_m) * ((a.n + e.info.tile_n - 1) / e.info.tile_n);
   };
   const int64_t enough = int64_t(0.9 * d.sms);
-  const KernelEntry* fill = nullptr;  // largest tile with enough blocks
-  const KernelEntry* most = nullptr;  // most blocks
+  constexpr int64_t kSplitWorthK = 512;  // two splits of the split-k kernels' minimum depth
+  const KernelEntry* fill = nullptr;   // largest tile with enough blocks
+  const KernelEntry* most = nullptr;   // most blocks
+  const KernelEntry* split = nullptr;  // a split-k kernel
   for (const KernelEntry& e : registry()) {
     if (e.info.ladder_step != step || !can_run(e, a, d.cc).ok()) continue;
+    if (e.info.split_k) {
+      if (!split) split = &e;
+      continue;
+    }
     const int64_t area = int64_t(e.info.tile_m) * e.info.tile_n;
     if (blocks(e) >= enough && (!fill || area > int64_t(fill->info.tile_m) * fill->info.tile_n)) fill = &e;
     if (!most || blocks(e) > blocks(*most)) most = &e;
   }
-  *chosen = fill ? fill : most;
+  *chosen = fill ? fill : split && a.k >= kSplitWorthK ? split : most ? most : split;
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }

@@ -16,6 +16,8 @@
 //
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
+#include <algorithm>
+
 #include "device/common.cuh"
 #include "device/tile_load.cuh"
 #include "kernels/kernels.hpp"
@@ -26,8 +28,10 @@ namespace {
 
 constexpr int kSwizzleGroup = 8;
 
-template <class Cfg, bool Aligned, bool TransA, bool TransB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p) {
+// SplitK: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split) and
+// adds alpha times its partial sums to C atomically (C was scaled by beta first).
+template <class Cfg, bool Aligned, bool SplitK, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p, int64_t k_per_split) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
@@ -46,13 +50,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
   const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
-  const device::Operand a{p.A, p.lda, p.m, p.k}, b{p.B, p.ldb, p.n, p.k};
-  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads, Aligned> load_a(a, i0);
-  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads, Aligned> load_b(b, j0);
+  const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
+  const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
+  const device::Operand a{p.A, p.lda, p.m, k_end}, b{p.B, p.ldb, p.n, k_end};
+  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads, Aligned> load_a(a, i0, k_begin);
+  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads, Aligned> load_b(b, j0, k_begin);
 
   // Start bringing slice k0 into stage s ...
   auto fetch = [&](int s, int64_t k0) {
-    const bool whole = k0 + BK <= p.k;
+    const bool whole = k0 + BK <= k_end;
     if constexpr (kAsyncA) load_a.copy_async(As[s], a, k0, whole); else load_a.load(a, k0, whole);
     if constexpr (kAsyncB) load_b.copy_async(Bs[s], b, k0, whole); else load_b.load(b, k0, whole);
     device::cp_async_commit();
@@ -76,12 +82,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   };
 
   float acc[TM][TN] = {};
-  fetch(0, 0);
+  fetch(0, k_begin);
   land(0);
   __syncthreads();
   int s = 0;
-  for (int64_t k0 = 0; k0 < p.k; k0 += BK) {
-    const bool more = k0 + BK < p.k;
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += BK) {
+    const bool more = k0 + BK < k_end;
     if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
     read_fragments(s, 0, 0);
 #pragma unroll
@@ -101,34 +107,58 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 #pragma unroll
     for (int g = 0; g < FN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
-      device::store_row4<Aligned>(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+      if constexpr (SplitK) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (i < p.m && j + e < p.n) atomicAdd(p.C + i * p.ldc + j + e, p.alpha * acc[r][4 * g + e]);
+        }
+      } else {
+        device::store_row4<Aligned>(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+      }
     }
 }
 
+// Split k so that the grid has about two blocks per SM, each split at least kMinSplitDepth deep.
+constexpr int64_t kMinSplitDepth = 256;
+constexpr int64_t kMaxSplits = 64;
+
 }  // namespace
 
-template <class Cfg, bool Aligned>
+template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
+  int64_t per_split = args.k, splits = 1;
+  if constexpr (SplitK) {
+    int device = 0, sms = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
+    const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
+    const int64_t want = std::max<int64_t>(1, std::min({device::ceil_div(2 * sms, tiles), args.k / kMinSplitDepth, kMaxSplits}));
+    per_split = device::ceil_div(device::ceil_div(args.k, want), Cfg::kBK) * Cfg::kBK;
+    splits = device::ceil_div(args.k, per_split);
+    // C = beta * C now; the splits then add alpha * (their part of op(A) op(B)).
+    if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
+  }
   return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    auto kernel = pipelined_kernel<Cfg, Aligned, ta, tb>;
+    auto kernel = pipelined_kernel<Cfg, Aligned, SplitK, ta, tb>;
     if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
         err != cudaSuccess) {
       return err;
     }
     return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
-      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM));
-      kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p);
+      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
+      kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split);
       return cudaGetLastError();
     });
   });
 }
 
-
-template cudaError_t launch_pipelined<Pipelined128x128, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x256, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined128x128, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128, true, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256, true, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, true, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, true, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128, false, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, true>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl
