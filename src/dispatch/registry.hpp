@@ -13,6 +13,7 @@ namespace tessel {
 struct KernelEntry {
   KernelInfo info;
   impl::LaunchFn launch;
+  int blocks_per_sm = 1;  // blocks one SM holds at once (for the dispatcher's block-count rule)
 };
 
 // In ladder order.

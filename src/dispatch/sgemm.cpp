@@ -168,8 +168,9 @@ bool all_aligned(const SgemmArgs& a) {
 // The auto-dispatch choice. A kernel the tuning file names for this exact
 // call, if it can take it; otherwise among the latest ladder step that can
 // take the arguments (each step is faster than the one before on large
-// shapes), the largest block tile that still gives at least ~one block per
-// SM (larger tiles reuse more per load; too few blocks leave SMs idle);
+// shapes), the largest block tile that still fills every SM with as many
+// blocks as it can hold (larger tiles reuse more per load; too few blocks
+// leave SMs idle);
 // failing that, a split-k kernel when k is deep enough to split, else the
 // tile that gives the most blocks.
 Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
@@ -185,7 +186,7 @@ Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
   auto blocks = [&](const KernelEntry& e) {
     return ((a.m + e.info.tile_m - 1) / e.info.tile_m) * ((a.n + e.info.tile_n - 1) / e.info.tile_n);
   };
-  const int64_t enough = int64_t(0.9 * d.sms);
+  auto enough = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * d.sms * e.blocks_per_sm); };
   constexpr int64_t kSplitWorthK = 512;  // two splits of the split-k kernels' minimum depth
   const KernelEntry* fill = nullptr;   // largest tile with enough blocks
   const KernelEntry* most = nullptr;   // most blocks
@@ -197,7 +198,7 @@ Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
       continue;
     }
     const int64_t area = int64_t(e.info.tile_m) * e.info.tile_n;
-    if (blocks(e) >= enough && (!fill || area > int64_t(fill->info.tile_m) * fill->info.tile_n)) fill = &e;
+    if (enough(e) && (!fill || area > int64_t(fill->info.tile_m) * fill->info.tile_n)) fill = &e;
     if (!most || blocks(e) > blocks(*most)) most = &e;
   }
   *chosen = fill ? fill : split && a.k >= kSplitWorthK ? split : most ? most : split;
