@@ -99,6 +99,19 @@ cudaError_t split_rows(const SgemmArgs& args, int64_t rows_per_block, F&& launch
   return cudaSuccess;
 }
 
+// The launcher most kernels share: one instantiation per op pair, row
+// tiles on gridDim.y (split as above), column tiles on gridDim.x.
+// launch(Bool<opA == T>, Bool<opB == T>, grid, sub-problem) enqueues the kernel.
+template <class F>
+cudaError_t launch_tiled(const SgemmArgs& args, int64_t tile_m, int64_t tile_n, F&& launch) {
+  return with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+    return split_rows(args, tile_m, [&](const SgemmArgs& p) {
+      launch(ta, tb, dim3(unsigned(ceil_div(p.n, tile_n)), unsigned(ceil_div(p.m, tile_m))), p);
+      return cudaGetLastError();
+    });
+  });
+}
+
 // The same over slices of the columns of C, for kernels that put column tiles on gridDim.y.
 template <class F>
 cudaError_t split_cols(const SgemmArgs& args, int64_t cols_per_block, F&& launch) {

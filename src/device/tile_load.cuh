@@ -36,6 +36,29 @@ __device__ __forceinline__ void copy_tile_scalar(float (*S)[MN + Pad], const Ope
   }
 }
 
+// The four elements at p of which the first v (0..4) are valid: one 16-byte
+// load when all four are and p is 16-byte aligned, else element by element,
+// zero-filled; nothing past the v valid elements is read.
+template <bool Aligned>
+__device__ __forceinline__ float4 load_chunk(const float* p, int v) {
+  if (v == 4) return Aligned ? *reinterpret_cast<const float4*>(p) : make_float4(p[0], p[1], p[2], p[3]);
+  return make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
+}
+
+// Writes a chunk starting at (x, kk) into a k-major tile: four consecutive
+// kk (a KContig operand, transposed here) or four consecutive x.
+template <bool KContig, int MN, int Pad>
+__device__ __forceinline__ void store_chunk(float (*S)[MN + Pad], int x, int kk, float4 c) {
+  if (KContig) {
+    S[kk + 0][x] = c.x;
+    S[kk + 1][x] = c.y;
+    S[kk + 2][x] = c.z;
+    S[kk + 3][x] = c.w;
+  } else {
+    *reinterpret_cast<float4*>(&S[kk][x]) = c;
+  }
+}
+
 // Shared address of a generic pointer into shared memory, for cp.async.
 __device__ __forceinline__ uint32_t smem_address(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -78,13 +101,7 @@ struct VecTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       chunk_pos(threadIdx.x + i * Threads, x, kk);
-      const int v = valid(o, x0 + x, k0 + kk);
-      const float* p = element_ptr<KContig>(o, x0 + x, k0 + kk);
-      if (v == 4) {
-        staged[i] = *reinterpret_cast<const float4*>(p);
-      } else {
-        staged[i] = make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
-      }
+      staged[i] = load_chunk<true>(element_ptr<KContig>(o, x0 + x, k0 + kk), valid(o, x0 + x, k0 + kk));
     }
   }
 
@@ -94,14 +111,7 @@ struct VecTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       chunk_pos(threadIdx.x + i * Threads, x, kk);
-      if (KContig) {
-        S[kk + 0][x] = staged[i].x;
-        S[kk + 1][x] = staged[i].y;
-        S[kk + 2][x] = staged[i].z;
-        S[kk + 3][x] = staged[i].w;
-      } else {
-        *reinterpret_cast<float4*>(&S[kk][x]) = staged[i];
-      }
+      store_chunk<KContig, MN, Pad>(S, x, kk, staged[i]);
     }
   }
 
@@ -162,17 +172,7 @@ struct StreamingTileLoader {
 
   __device__ void load(const Operand& o, int64_t k0, bool whole_slice) {
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      const int v = valid(i, o, k0, whole_slice);
-      const float* p = ptr[i];
-      if (v == 4 && Aligned) {
-        staged[i] = *reinterpret_cast<const float4*>(p);
-      } else if (v == 4) {
-        staged[i] = make_float4(p[0], p[1], p[2], p[3]);
-      } else {
-        staged[i] = make_float4(v > 0 ? p[0] : 0.0f, v > 1 ? p[1] : 0.0f, v > 2 ? p[2] : 0.0f, 0.0f);
-      }
-    }
+    for (int i = 0; i < kPerThread; ++i) staged[i] = load_chunk<Aligned>(ptr[i], valid(i, o, k0, whole_slice));
   }
 
   __device__ void store(float (*S)[MN + Pad]) const {
@@ -180,14 +180,7 @@ struct StreamingTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
-      if (KContig) {
-        S[kk + 0][x] = staged[i].x;
-        S[kk + 1][x] = staged[i].y;
-        S[kk + 2][x] = staged[i].z;
-        S[kk + 3][x] = staged[i].w;
-      } else {
-        *reinterpret_cast<float4*>(&S[kk][x]) = staged[i];
-      }
+      store_chunk<KContig, MN, Pad>(S, x, kk, staged[i]);
     }
   }
 

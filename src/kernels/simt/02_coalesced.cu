@@ -30,12 +30,8 @@ __global__ void coalesced_kernel(SgemmArgs p) {
 }  // namespace
 
 cudaError_t launch_coalesced(const SgemmArgs& args, cudaStream_t stream) {
-  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    return device::split_rows(args, kBlock, [&](const SgemmArgs& p) {
-      const dim3 grid(device::ceil_div(p.n, kBlock), device::ceil_div(p.m, kBlock));
-      coalesced_kernel<ta, tb><<<grid, dim3(kBlock, kBlock), 0, stream>>>(p);
-      return cudaGetLastError();
-    });
+  return device::launch_tiled(args, kBlock, kBlock, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
+    coalesced_kernel<ta, tb><<<grid, dim3(kBlock, kBlock), 0, stream>>>(p);
   });
 }
 

@@ -55,12 +55,8 @@ __global__ void smem_kernel(SgemmArgs p) {
 
 cudaError_t launch_smem(const SgemmArgs& args, cudaStream_t stream) {
   constexpr int T = SmemConfig::kTile;
-  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    return device::split_rows(args, T, [&](const SgemmArgs& p) {
-      const dim3 grid(device::ceil_div(p.n, T), device::ceil_div(p.m, T));
-      smem_kernel<ta, tb><<<grid, dim3(T, T), 0, stream>>>(p);
-      return cudaGetLastError();
-    });
+  return device::launch_tiled(args, T, T, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
+    smem_kernel<ta, tb><<<grid, dim3(T, T), 0, stream>>>(p);
   });
 }
 

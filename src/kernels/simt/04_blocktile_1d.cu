@@ -53,12 +53,8 @@ __global__ void __launch_bounds__(Cfg::kThreads) blocktile1d_kernel(SgemmArgs p)
 }  // namespace
 
 cudaError_t launch_blocktile_1d(const SgemmArgs& args, cudaStream_t stream) {
-  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
-      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM));
-      blocktile1d_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
-      return cudaGetLastError();
-    });
+  return device::launch_tiled(args, Cfg::kBM, Cfg::kBN, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
+    blocktile1d_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
   });
 }
 
