@@ -14,7 +14,9 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "dispatch/heuristic.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/tuning.hpp"
 
@@ -165,14 +167,10 @@ bool all_aligned(const SgemmArgs& a) {
   return aligned(a.A, 4) && aligned(a.B, 4) && aligned(a.C, 4) && a.lda % 4 == 0 && a.ldb % 4 == 0 && a.ldc % 4 == 0;
 }
 
-// The auto-dispatch choice. A kernel the tuning file names for this exact
-// call, if it can take it; otherwise among the latest ladder step that can
-// take the arguments (each step is faster than the one before on large
-// shapes), the largest block tile that still fills every SM with as many
-// blocks as it can hold (larger tiles reuse more per load; too few blocks
-// leave SMs idle);
-// failing that, a split-k kernel when k is deep enough to split, else the
-// tile that gives the most blocks.
+// The auto-dispatch choice: a kernel the tuning file names for this exact
+// call, if it can take it; otherwise pick_by_blocks() among the kernels of
+// the latest ladder step that can take the arguments (each step is faster
+// than the one before on large shapes).
 Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
@@ -183,25 +181,11 @@ Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
   for (const KernelEntry& e : registry()) {
     if (e.info.ladder_step > step && can_run(e, a, d.cc).ok()) step = e.info.ladder_step;
   }
-  auto blocks = [&](const KernelEntry& e) {
-    return ((a.m + e.info.tile_m - 1) / e.info.tile_m) * ((a.n + e.info.tile_n - 1) / e.info.tile_n);
-  };
-  auto enough = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * d.sms * e.blocks_per_sm); };
-  constexpr int64_t kSplitWorthK = 512;  // two splits of the split-k kernels' minimum depth
-  const KernelEntry* fill = nullptr;   // largest tile with enough blocks
-  const KernelEntry* most = nullptr;   // most blocks
-  const KernelEntry* split = nullptr;  // a split-k kernel
+  std::vector<const KernelEntry*> candidates;
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step != step || !can_run(e, a, d.cc).ok()) continue;
-    if (e.info.split_k) {
-      if (!split) split = &e;
-      continue;
-    }
-    const int64_t area = int64_t(e.info.tile_m) * e.info.tile_n;
-    if (enough(e) && (!fill || area > int64_t(fill->info.tile_m) * fill->info.tile_n)) fill = &e;
-    if (!most || blocks(e) > blocks(*most)) most = &e;
+    if (e.info.ladder_step == step && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
   }
-  *chosen = fill ? fill : split && a.k >= kSplitWorthK ? split : most ? most : split;
+  *chosen = pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }

@@ -118,9 +118,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
     }
 }
 
-// Split k so that the grid has about two blocks per SM, each split at least kMinSplitDepth deep.
-constexpr int64_t kMinSplitDepth = 256;
-constexpr int64_t kMaxSplits = 64;
 
 }  // namespace
 

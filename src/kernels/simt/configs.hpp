@@ -6,6 +6,8 @@
 //             grid, each lane holding (WM/4) x (WN/8) results as 4x4 fragments
 #pragma once
 
+#include <cstdint>
+
 namespace tessel::impl {
 
 struct NaiveConfig {  // steps 01 and 02: one thread per element of C
@@ -49,5 +51,11 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
 using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64>;     // 16x8 per lane, 1 block/SM: large outputs
 using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small outputs
+
+// Step 08's split-k variants cut k into at most kMaxSplits parts of at least
+// kMinSplitDepth (aiming at two blocks per SM); auto-dispatch splits only
+// where k holds two such parts.
+constexpr int64_t kMinSplitDepth = 256;
+constexpr int64_t kMaxSplits = 64;
 
 }  // namespace tessel::impl
