@@ -4,9 +4,9 @@
 //   1. kernel name (run_kernel only)           -> kUnknownKernel
 //   2. ops, sizes, leading dimensions, nulls    -> kInvalidArgument
 //   3. m == 0 or n == 0: nothing to do          -> success
-//   4. a GPU is visible, its compute capability -> kNoDevice / kNotSupported
+//   4. a GPU is visible                          -> kNoDevice
 //   5. A, B, C are memory the GPU can reach     -> kInvalidArgument
-//   6. the kernel's alignment needs             -> kNotSupported
+//   6. the kernel's compute capability and alignment needs -> kNotSupported
 // then k == 0 or alpha == 0 scales C by beta, anything else runs the kernel.
 #include <tessel/tessel.hpp>
 
