@@ -110,7 +110,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
 
   Cublas cublas;
   out << fmt::format("reference: {} and an fp64 CPU reference\n", Cublas::description());
-  out << fmt::format("{:<14} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "op",
+  out << fmt::format("{:<20} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "op",
                      "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol", "result");
   int failed = 0, refused = 0, total = 0;
   for (const std::string& name : o.names) {
@@ -129,7 +129,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           refused += refusal;
           failed += !r.passed && !refusal;
           const std::string result = r.passed ? "PASS" : refusal ? "REFUSED: " + r.reason : "FAIL: " + r.reason;
-          out << fmt::format("{:<14} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
+          out << fmt::format("{:<20} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
                              to_string(op), to_string(shape), s.alpha, s.beta, align, pad, r.err_vs_cublas,
                              r.err_vs_fp64, r.tolerance, result);
         }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <ctime>
 
 namespace tessel::harness {
@@ -92,25 +93,30 @@ std::string gpu_text(const GpuInfo& g) {
 }
 
 std::string kernels_table(const std::vector<KernelInfo>& kernels) {
-  std::string s = fmt::format("{:>4}  {:<12} {:<5} {:>6} {:>5}  {}\n", "step", "name", "dtype", "min cc", "align", "what it does");
+  size_t w = 12;
+  for (const KernelInfo& k : kernels) w = std::max(w, k.name.size());
+  std::string s = fmt::format("{:>4}  {:<{}} {:<5} {:>6} {:>5}  {}\n", "step", "name", w, "dtype", "min cc", "align",
+                              "what it does");
   for (const KernelInfo& k : kernels) {
-    s += fmt::format("{:>4}  {:<12} {:<5} {:>6} {:>5}  {}\n", fmt::format("{:02d}", k.ladder_step), k.name,
+    s += fmt::format("{:>4}  {:<{}} {:<5} {:>6} {:>5}  {}{}\n", fmt::format("{:02d}", k.ladder_step), k.name, w,
                      to_string(k.dtype), fmt::format("{}.{}", k.min_compute_capability / 10, k.min_compute_capability % 10),
-                     k.alignment, k.summary);
-    s += fmt::format("{:>38}  accepts: {}\n", "", k.constraints);
+                     k.alignment, k.summary, k.split_k ? " [split-k: atomics]" : "");
+    s += fmt::format("{:>{}}  accepts: {}\n", "", w + 26, k.constraints);
   }
   return s;
 }
 
 std::string bench_table(const std::vector<BenchRow>& rows) {
-  std::string s = fmt::format("{:<12} {:<3} {:>17} {:>10} {:>9} {:>12} {:>9}  {}\n", "kernel", "op", "m x n x k",
+  size_t w = 12;
+  for (const BenchRow& r : rows) w = std::max(w, r.kernel.size());
+  std::string s = fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12} {:>9}  {}\n", "kernel", w, "op", "m x n x k",
                               "median ms", "TFLOP/s", "cuBLAS TF/s", "% cuBLAS", "status");
   for (const BenchRow& r : rows) {
     if (r.status == "ok") {
-      s += fmt::format("{:<12} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", r.kernel, to_string(r.ops),
-                       to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
+      s += fmt::format("{:<{}} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", r.kernel, w,
+                       to_string(r.ops), to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
     } else {
-      s += fmt::format("{:<12} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", r.kernel, to_string(r.ops),
+      s += fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", r.kernel, w, to_string(r.ops),
                        to_string(r.shape), "-", "-", r.ref_tflops, "-", r.status, r.note);
     }
   }
