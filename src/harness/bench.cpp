@@ -81,6 +81,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         SgemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
+        if (kernel == kAuto && !select_kernel(run, &row.ran).ok()) row.ran.clear();
         Status st = run_gemm(kernel, run);
         cudaError_t err = st.ok() ? cudaDeviceSynchronize() : cudaSuccess;
         if (!st.ok() || err != cudaSuccess) {

@@ -38,6 +38,7 @@ struct BenchRow {
   double ratio = 0;            // tflops / ref_tflops
   double rel_err = 0;          // ||D - D_cublas|| / ||D_cublas|| of the checked run
   std::string note;            // why it failed, if it did
+  std::string ran;             // for kAuto: the kernel auto-dispatch ran
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;

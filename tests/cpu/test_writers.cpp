@@ -14,7 +14,9 @@ std::vector<BenchRow> sample_rows() {
               {1.0, 0.9, 1.2, 20}, 17.179869184, 0.5, 1.5e-7, ""};
   BenchRow bad{"naive", "f32", {Op::N, Op::N}, {7, 7, 7}, "FAILED", {}, 0, {0.01, 0.01, 0.01, 3}, 0.0686, 0, 0.3,
                "relative error, above tolerance"};
-  return {ok, bad};
+  BenchRow automatic = ok;
+  automatic.kernel = "auto", automatic.ran = "pipelined_128x256";
+  return {ok, bad, automatic};
 }
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -30,7 +32,7 @@ TEST(Writers, CsvHasHeaderAndOneLinePerRow) {
   std::ostringstream out;
   write_csv(out, sample_rows());
   const auto lines = split(out.str(), '\n');
-  ASSERT_EQ(lines.size(), 3u);
+  ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], kCsvHeader);
   const auto header = split(lines[0], ',');
   for (const char* col : {"kernel", "dtype", "m", "n", "k", "median_ms", "tflops", "ref_tflops"}) {
@@ -48,6 +50,7 @@ TEST(Writers, CsvHasHeaderAndOneLinePerRow) {
   EXPECT_EQ(f[15], "0.5000");
   // A note holding a comma is quoted so the column count stays right.
   EXPECT_NE(lines[2].find("\"relative error, above tolerance\""), std::string::npos) << lines[2];
+  EXPECT_EQ(split(lines[3], ',').back(), "pipelined_128x256");  // auto rows say what ran
 }
 
 TEST(Writers, JsonCarriesRowsAndGpu) {
@@ -65,7 +68,8 @@ TEST(Writers, JsonCarriesRowsAndGpu) {
   EXPECT_EQ(j["gpu"]["driver"], "13.0");
   EXPECT_EQ(j["gpu"]["cublas"], "13.1.0");
   EXPECT_NE(j["reference"].get<std::string>().find("TF32 off"), std::string::npos);
-  ASSERT_EQ(j["results"].size(), 2u);
+  ASSERT_EQ(j["results"].size(), 3u);
+  EXPECT_EQ(j["results"][2]["ran"], "pipelined_128x256");
   EXPECT_EQ(j["results"][0]["kernel"], "smem");
   EXPECT_EQ(j["results"][0]["m"], 4096);
   EXPECT_DOUBLE_EQ(j["results"][0]["ref_tflops"].get<double>(), 17.179869184);
@@ -76,6 +80,7 @@ TEST(Writers, TablesShowStatusAndRatio) {
   const std::string t = bench_table(sample_rows());
   EXPECT_NE(t.find("50.0%"), std::string::npos) << t;
   EXPECT_NE(t.find("FAILED: relative error"), std::string::npos) << t;
+  EXPECT_NE(t.find("auto:pipelined_128x256"), std::string::npos) << t;
   const std::string k = kernels_table(tessel::kernels());
   EXPECT_NE(k.find("naive"), std::string::npos);
   EXPECT_NE(k.find("03"), std::string::npos);
