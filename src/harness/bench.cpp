@@ -77,7 +77,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
       for (const std::string& kernel : o.kernels) {
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(DType::kF32), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, ""};
+        BenchRow row{kernel, to_string(DType::kF32), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, "", ""};
         SgemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
