@@ -202,12 +202,8 @@ struct RunCli {
 // One kernel alone, for a profiler: random inputs, `iters` launches, mean time.
 int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   const std::string& name = r.kernel;
-  SgemmArgs a{r.op_pair.first, r.op_pair.second, r.m, r.n, r.k, r.alpha, nullptr, 0, nullptr, 0, r.beta, nullptr, 0};
-  a.lda = std::max<int64_t>(1, a.opA == Op::N ? r.k : r.m);
-  a.ldb = std::max<int64_t>(1, a.opB == Op::N ? r.n : r.k);
-  a.ldc = std::max<int64_t>(1, r.n);
-  std::vector<float> hA(size_t((a.opA == Op::N ? r.m : r.k) * a.lda)), hB(size_t((a.opB == Op::N ? r.k : r.n) * a.ldb)),
-      hC(size_t(r.m * a.ldc));
+  SgemmArgs a = make_layout(r.op_pair, {r.m, r.n, r.k}, r.alpha, r.beta);
+  std::vector<float> hA(size_t(stored_rows_a(a) * a.lda)), hB(size_t(stored_rows_b(a) * a.ldb)), hC(size_t(r.m * a.ldc));
   fill_random(hA, 1), fill_random(hB, 2), fill_random(hC, 3);
   DeviceBuffer<float> dA(hA), dB(hB), dC(hC);
   a.A = dA.get(), a.B = dB.get(), a.C = dC.get();
@@ -262,9 +258,8 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   int failed = 0;
   for (const Shape& shape : t.options.shapes) {
     for (const OpPair& op : t.options.ops) {
-      const int64_t lda = std::max<int64_t>(1, op.first == Op::N ? shape.k : shape.m);
-      const int64_t ldb = std::max<int64_t>(1, op.second == Op::N ? shape.n : shape.k);
-      const bool aligned = lda % 4 == 0 && ldb % 4 == 0 && std::max<int64_t>(1, shape.n) % 4 == 0;
+      const SgemmArgs tight = make_layout(op, shape, 1.0f, 0.0f);  // the leading dimensions bench uses
+      const bool aligned = tight.lda % 4 == 0 && tight.ldb % 4 == 0 && tight.ldc % 4 == 0;
       BenchOptions o = t.options;
       o.shapes = {shape};
       o.ops = {op};

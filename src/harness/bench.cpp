@@ -56,10 +56,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
   for (const Shape& shape : o.shapes) {
     for (const OpPair& ops : o.ops) {
-      SgemmArgs a{ops.first, ops.second, shape.m, shape.n, shape.k, o.alpha, nullptr, 0, nullptr, 0, o.beta, nullptr, 0};
-      a.lda = std::max<int64_t>(1, ops.first == Op::N ? shape.k : shape.m);
-      a.ldb = std::max<int64_t>(1, ops.second == Op::N ? shape.n : shape.k);
-      a.ldc = std::max<int64_t>(1, shape.n);
+      SgemmArgs a = make_layout(ops, shape, o.alpha, o.beta);
       std::vector<float> hA(size_t(stored_rows_a(a) * a.lda)), hB(size_t(stored_rows_b(a) * a.ldb)),
           hC(size_t(shape.m * a.ldc));
       fill_random(hA, o.seed), fill_random(hB, o.seed + 1), fill_random(hC, o.seed + 2);

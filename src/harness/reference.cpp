@@ -1,5 +1,7 @@
 #include "harness/reference.hpp"
 
+#include <algorithm>
+
 namespace tessel::harness {
 
 void fill_random(std::vector<float>& v, uint64_t seed) {
@@ -34,6 +36,17 @@ std::vector<double> reference_gemm(const SgemmArgs& h) {
 }
 
 int64_t stored_rows_a(const SgemmArgs& a) { return a.opA == Op::N ? a.m : a.k; }
+int64_t stored_cols_a(const SgemmArgs& a) { return a.opA == Op::N ? a.k : a.m; }
 int64_t stored_rows_b(const SgemmArgs& a) { return a.opB == Op::N ? a.k : a.n; }
+int64_t stored_cols_b(const SgemmArgs& a) { return a.opB == Op::N ? a.n : a.k; }
+
+SgemmArgs make_layout(OpPair ops, const Shape& shape, float alpha, float beta, int64_t ld_align, int64_t ld_pad) {
+  SgemmArgs a{ops.first, ops.second, shape.m, shape.n, shape.k, alpha, nullptr, 0, nullptr, 0, beta, nullptr, 0};
+  auto ld = [&](int64_t cols) { return (std::max<int64_t>(1, cols) + ld_align - 1) / ld_align * ld_align + ld_pad; };
+  a.lda = ld(stored_cols_a(a));
+  a.ldb = ld(stored_cols_b(a));
+  a.ldc = ld(shape.n);
+  return a;
+}
 
 }  // namespace tessel::harness

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "harness/shapes.hpp"
+
 namespace tessel::harness {
 
 // Fills v with uniform values in [-1, 1) from a fixed-seed generator (never zeros).
@@ -18,8 +20,15 @@ double reference_element(const SgemmArgs& host, int64_t i, int64_t j);
 // All m x n elements, row-major with leading dimension n.
 std::vector<double> reference_gemm(const SgemmArgs& host);
 
-// Elements of each stored operand: rows * ld (rows of A are m for op N, k for op T ...).
+// The arguments of an op(A) (m x k) by op(B) (k x n) product, pointers null:
+// every leading dimension is its minimum, max(1, stored columns), rounded up
+// to a multiple of ld_align, plus ld_pad.
+SgemmArgs make_layout(OpPair ops, const Shape& shape, float alpha, float beta, int64_t ld_align = 1, int64_t ld_pad = 0);
+
+// Shapes of the stored operands: A is m x k for op N and k x m for op T; B is k x n or n x k.
 int64_t stored_rows_a(const SgemmArgs& a);
+int64_t stored_cols_a(const SgemmArgs& a);
 int64_t stored_rows_b(const SgemmArgs& a);
+int64_t stored_cols_b(const SgemmArgs& a);
 
 }  // namespace tessel::harness

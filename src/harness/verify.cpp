@@ -67,15 +67,11 @@ double tolerance(DType dtype, int64_t k) {
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
-  SgemmArgs a{c.opA, c.opB, m, n, k, c.alpha, nullptr, 0, nullptr, 0, c.beta, nullptr, 0};
-  auto ld = [&](int64_t cols) { return (std::max<int64_t>(1, cols) + c.ld_align - 1) / c.ld_align * c.ld_align + c.ld_pad; };
-  a.lda = ld(c.opA == Op::N ? k : m);
-  a.ldb = ld(c.opB == Op::N ? n : k);
-  a.ldc = ld(n);
+  SgemmArgs a = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta, c.ld_align, c.ld_pad);
   r.tolerance = tolerance(DType::kF32, k);
 
-  const std::vector<float> hA = make_operand(stored_rows_a(a), c.opA == Op::N ? k : m, a.lda, c.seed * 3 + 1);
-  const std::vector<float> hB = make_operand(stored_rows_b(a), c.opB == Op::N ? n : k, a.ldb, c.seed * 3 + 2);
+  const std::vector<float> hA = make_operand(stored_rows_a(a), stored_cols_a(a), a.lda, c.seed * 3 + 1);
+  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2);
   std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3);
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));

@@ -49,6 +49,26 @@ TEST(Reference, KZeroIsBetaTimesC) {
   EXPECT_EQ(reference_gemm(h), (std::vector<double>{-1.5, 3, -4.5, 6}));
 }
 
+TEST(Reference, LayoutLeadingDimensions) {
+  using tessel::harness::make_layout;
+  // op(A) 5 x 7 stored transposed (7 x 5), op(B) 7 x 3 stored as is.
+  SgemmArgs a = make_layout({Op::T, Op::N}, {5, 3, 7}, 2.0f, 0.5f);
+  EXPECT_EQ(a.lda, 5);
+  EXPECT_EQ(a.ldb, 3);
+  EXPECT_EQ(a.ldc, 3);
+  EXPECT_EQ(tessel::harness::stored_rows_a(a), 7);
+  EXPECT_EQ(tessel::harness::stored_cols_b(a), 3);
+  EXPECT_EQ(a.alpha, 2.0f);
+  EXPECT_EQ(a.A, nullptr);
+  a = make_layout({Op::N, Op::T}, {5, 3, 7}, 1.0f, 0.0f, 4, 8);  // rounded up to 4, plus 8
+  EXPECT_EQ(a.lda, 16);  // k = 7 -> 8 + 8
+  EXPECT_EQ(a.ldb, 16);  // B stored 3 x 7
+  EXPECT_EQ(a.ldc, 12);  // n = 3 -> 4 + 8
+  a = make_layout({Op::N, Op::N}, {0, 0, 0}, 1.0f, 0.0f);
+  EXPECT_EQ(a.lda, 1);  // BLAS: at least 1
+  EXPECT_EQ(a.ldc, 1);
+}
+
 TEST(Reference, RandomFillIsDeterministicAndSpread) {
   std::vector<float> a(100000), b(100000), c(100000);
   tessel::harness::fill_random(a, 7);
