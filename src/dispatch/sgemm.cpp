@@ -27,6 +27,10 @@ using std::to_string;
 
 Status invalid(const std::string& msg) { return {StatusCode::kInvalidArgument, "tessel: " + msg}; }
 
+// Whether the call multiplies at all: with k == 0 or alpha == 0 it is C = beta * C
+// (BLAS), A and B are not read, and no GEMM kernel runs.
+bool multiplies(const SgemmArgs& a) { return a.k > 0 && a.alpha != 0.0f; }
+
 // Checks the leading dimension of one stored operand of rows x cols (row-major).
 Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int64_t rows, int64_t cols,
                 const char* cols_name) {
@@ -59,7 +63,7 @@ Status validate(const SgemmArgs& a) {
   if (!s.ok()) return s;
 
   const bool writes_c = a.m > 0 && a.n > 0;
-  const bool reads_ab = writes_c && a.k > 0 && a.alpha != 0.0f;
+  const bool reads_ab = writes_c && multiplies(a);
   if (writes_c && a.C == nullptr) return invalid("C is null but m * n > 0");
   if (reads_ab && a.A == nullptr) return invalid("A is null but m, n, k > 0 and alpha != 0");
   if (reads_ab && a.B == nullptr) return invalid("B is null but m, n, k > 0 and alpha != 0");
@@ -115,7 +119,7 @@ Status check_pointer(const void* p, const char* name, int device) {
 }
 
 Status check_pointers(const SgemmArgs& a, int device) {
-  if (a.k > 0 && a.alpha != 0.0f) {
+  if (multiplies(a)) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
   }
@@ -135,9 +139,9 @@ Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
                                            to_string(info.min_compute_capability % 10) + ", this GPU has " +
                                            to_string(cc / 10) + "." + to_string(cc % 10)};
   }
-  // Alignment matters only when the kernel itself runs (k == 0 or alpha == 0 only scales C).
+  // Alignment matters only when the kernel itself runs.
   const int al = info.alignment;
-  if (al > 1 && a.k > 0 && a.alpha != 0.0f) {
+  if (al > 1 && multiplies(a)) {
     const struct { const void* p; int64_t ld; const char* name; const char* ld_name; } ops[] = {
         {a.A, a.lda, "A", "lda"}, {a.B, a.ldb, "B", "ldb"}, {a.C, a.ldc, "C", "ldc"}};
     for (const auto& o : ops) {
@@ -155,8 +159,7 @@ Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
 Status launch(const KernelEntry& e, const SgemmArgs& a, const Device& d, cudaStream_t stream) {
   if (Status s = check_pointers(a, d.id); !s.ok()) return s;
   if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
-  const cudaError_t err = (a.k == 0 || a.alpha == 0.0f) ? impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream)
-                                                         : e.launch(a, stream);
+  const cudaError_t err = multiplies(a) ? e.launch(a, stream) : impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream);
   if (err != cudaSuccess) {
     return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
   }
