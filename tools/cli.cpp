@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
 #include <tuple>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "harness/bench.hpp"
 #include "harness/reference.hpp"
 #include "harness/gpu.hpp"
+#include "harness/typed.hpp"
 #include "harness/verify.hpp"
 #include "harness/writers.hpp"
 
@@ -45,6 +47,73 @@ std::vector<std::string> expand_kernels(const std::vector<std::string>& asked) {
     }
   }
   return out;
+}
+
+// --dtype: precision names ("all": every supported one); empty: each kernel's own.
+std::vector<Precision> parse_dtypes(const std::vector<std::string>& names) {
+  std::vector<Precision> out;
+  for (const std::string& name : names) {
+    if (name == "all") {
+      for (const char* p : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) out.push_back(*parse_precision(p));
+    } else if (const auto p = parse_precision(name)) {
+      out.push_back(*p);
+    } else {
+      throw UsageError("--dtype '" + name + "' is not one of f32, tf32, f16, f16:f32, bf16, bf16:f32, all");
+    }
+  }
+  return out;
+}
+
+bool takes(const std::string& kernel, const Precision& p) {
+  if (kernel == kAuto) return true;
+  const auto info = find_kernel(kernel);
+  return info && std::find(info->precisions.begin(), info->precisions.end(), p) != info->precisions.end();
+}
+
+// One kernel at one precision.
+struct Job {
+  std::string kernel;
+  Precision precision;
+};
+
+// The (kernel, precision) pairs to run, grouped by precision. Without
+// --dtype each kernel runs its first precision (auto: f32); with it, each
+// asked precision runs the kernels that take it ("all" skips the others, a
+// kernel named explicitly that takes none of them is an error).
+std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vector<Precision>& dtypes) {
+  const std::vector<std::string> names = expand_kernels(asked);
+  std::vector<Job> jobs;
+  if (dtypes.empty()) {
+    std::vector<Precision> order;
+    for (const std::string& k : names) {
+      const Precision p = k == kAuto ? Precision{} : find_kernel(k)->precisions.at(0);
+      if (std::find(order.begin(), order.end(), p) == order.end()) order.push_back(p);
+    }
+    for (const Precision& p : order)
+      for (const std::string& k : names)
+        if ((k == kAuto ? Precision{} : find_kernel(k)->precisions.at(0)) == p) jobs.push_back({k, p});
+    return jobs;
+  }
+  const bool all = std::find(asked.begin(), asked.end(), "all") != asked.end();
+  for (const std::string& k : names) {
+    const bool any = std::any_of(dtypes.begin(), dtypes.end(), [&](const Precision& p) { return takes(k, p); });
+    if (!any && !all) throw UsageError("kernel '" + k + "' takes none of the --dtype precisions (tessel list says which it takes)");
+  }
+  for (const Precision& p : dtypes)
+    for (const std::string& k : names)
+      if (takes(k, p)) jobs.push_back({k, p});
+  return jobs;
+}
+
+std::string references(const std::vector<Job>& jobs) {
+  std::vector<std::string> seen;
+  for (const Job& j : jobs) {
+    const std::string d = to_string(j.precision) + ": " + Cublas::description(j.precision);
+    if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
+  }
+  std::string s;
+  for (const std::string& d : seen) s += (s.empty() ? "" : "; ") + d;
+  return s;
 }
 
 template <class F>
@@ -82,18 +151,19 @@ int cmd_info(std::ostream& out) {
 
 struct VerifyCli {
   std::vector<std::string> kernels{"all"};
+  std::vector<std::string> dtypes;
   std::string sizes = kDefaultVerifySizes;
   std::string ops = "NN,NT,TN,TT";
   std::optional<float> alpha, beta;
   std::optional<int64_t> ld_pad;
   uint64_t seed = 1;
   // filled by prepare()
-  std::vector<std::string> names;
+  std::vector<Job> jobs;
   std::vector<Shape> shapes;
   std::vector<OpPair> op_pairs;
 
   void prepare() {
-    names = expand_kernels(kernels);
+    jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     shapes = parse_or_usage(parse_shapes, sizes);
     op_pairs = parse_or_usage(parse_ops, ops);
   }
@@ -109,11 +179,11 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
   if (exact_pad) settings = {{o.alpha.value_or(1.0f), o.beta.value_or(0.0f), o.ld_pad.value_or(0)}};
 
   Cublas cublas;
-  out << fmt::format("reference: {} and an fp64 CPU reference\n", Cublas::description());
-  out << fmt::format("{:<20} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "op",
-                     "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol", "result");
+  out << fmt::format("reference: {}; and an fp64 CPU reference\n", references(o.jobs));
+  out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "dtype",
+                     "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol", "result");
   int failed = 0, refused = 0, total = 0;
-  for (const std::string& name : o.names) {
+  for (const auto& [name, precision] : o.jobs) {
     // With --ld-pad the leading dimensions are exactly minimum + pad, and a
     // kernel that needs aligned ones may refuse them: that is reported, not failed.
     const auto info = find_kernel(name);
@@ -122,15 +192,15 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
       for (const Shape& shape : o.shapes)
         for (const Setting& s : settings) {
           const int64_t pad = exact_pad ? s.pad_units : s.pad_units * align;
-          const VerifyResult r = verify_case(
-              cublas, {name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align});
+          const VerifyResult r = verify_case(cublas, {name, op.first, op.second, shape, s.alpha, s.beta, pad,
+                                                      o.seed + uint64_t(total), align, precision});
           ++total;
           const bool refusal = exact_pad && r.status.code() == StatusCode::kNotSupported;
           refused += refusal;
           failed += !r.passed && !refusal;
           const std::string result = r.passed ? "PASS" : refusal ? "REFUSED: " + r.reason : "FAIL: " + r.reason;
-          out << fmt::format("{:<20} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
-                             to_string(op), to_string(shape), s.alpha, s.beta, align, pad, r.err_vs_cublas,
+          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
+                             name, to_string(precision), to_string(op), to_string(shape), s.alpha, s.beta, align, pad, r.err_vs_cublas,
                              r.err_vs_fp64, r.tolerance, result);
         }
   }
@@ -141,13 +211,15 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
 
 struct BenchCli {
   std::vector<std::string> kernels{"all"};
+  std::vector<std::string> dtypes;
+  std::vector<Job> jobs;
   std::string sizes = kDefaultBenchSizes;
   std::string ops = "NN";
   std::string csv, json;
   BenchOptions options;
 
   void prepare() {
-    options.kernels = expand_kernels(kernels);
+    jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
@@ -156,13 +228,21 @@ struct BenchCli {
 };
 
 int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, std::ostream& err) {
-  RunInfo run{command, utc_now_iso(), query_gpu()};
+  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
-  out << fmt::format("reference: {}; median of up to {} runs, L2 flushed before each\n", run.reference,
+  out << fmt::format("reference: {}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
                      b.options.repeat);
   Cublas cublas;
-  const std::vector<BenchRow> rows = run_bench(cublas, b.options, terminal_progress(err));
+  std::vector<BenchRow> rows;
+  for (size_t first = 0; first < b.jobs.size();) {  // one run_bench per precision (jobs come grouped)
+    BenchOptions o = b.options;
+    o.precision = b.jobs[first].precision;
+    o.kernels.clear();
+    for (; first < b.jobs.size() && b.jobs[first].precision == o.precision; ++first) o.kernels.push_back(b.jobs[first].kernel);
+    const std::vector<BenchRow> part = run_bench(cublas, o, terminal_progress(err));
+    rows.insert(rows.end(), part.begin(), part.end());
+  }
   out << bench_table(rows);
 
   if (!b.csv.empty()) {
@@ -183,14 +263,19 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
 
 struct RunCli {
   std::string kernel;
+  std::string dtype;
   int64_t m = 0, n = 0, k = 0;
   std::string ops = "NN";
   int iters = 10;
   float alpha = 1.0f, beta = 0.0f;
   OpPair op_pair;
+  Precision precision;
 
   void prepare() {
-    expand_kernels({kernel});
+    const std::vector<Job> jobs = plan_jobs({kernel}, parse_dtypes(dtype.empty() ? std::vector<std::string>{}
+                                                                               : std::vector<std::string>{dtype}));
+    if (jobs.size() != 1) throw UsageError("run takes one kernel and one --dtype");
+    precision = jobs[0].precision;
     const auto pairs = parse_or_usage(parse_ops, ops);
     if (pairs.size() != 1) throw UsageError("--ops takes one op pair for run");
     op_pair = pairs[0];
@@ -202,10 +287,14 @@ struct RunCli {
 // One kernel alone, for a profiler: random inputs, `iters` launches, mean time.
 int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   const std::string& name = r.kernel;
-  SgemmArgs a = make_layout(r.op_pair, {r.m, r.n, r.k}, r.alpha, r.beta);
-  std::vector<float> hA(size_t(stored_rows_a(a) * a.lda)), hB(size_t(stored_rows_b(a) * a.ldb)), hC(size_t(r.m * a.ldc));
+  const SgemmArgs layout = make_layout(r.op_pair, {r.m, r.n, r.k}, r.alpha, r.beta);
+  std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
+      hC(size_t(r.m * layout.ldc));
   fill_random(hA, 1), fill_random(hB, 2), fill_random(hC, 3);
-  DeviceBuffer<float> dA(hA), dB(hB), dC(hC);
+  const DType ab = r.precision.ab, ct = r.precision.c;
+  DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC(encode(hC, ct));
+  GemmArgs a = to_gemm(layout);
+  a.precision = r.precision;
   a.A = dA.get(), a.B = dB.get(), a.C = dC.get();
   cudaEvent_t start, stop;
   check_cuda(cudaEventCreate(&start), "cudaEventCreate");
@@ -224,8 +313,8 @@ int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   const double mean = ms / r.iters;
-  out << fmt::format("{} {} {}x{}x{}: {} launches, mean {:.4f} ms, {:.2f} TFLOP/s (back to back, L2 not flushed)\n",
-                     name, to_string(r.op_pair), r.m, r.n, r.k, r.iters, mean, tflops(r.m, r.n, r.k, mean));
+  out << fmt::format("{} {} {} {}x{}x{}: {} launches, mean {:.4f} ms, {:.2f} TFLOP/s (back to back, L2 not flushed)\n",
+                     name, to_string(r.precision), to_string(r.op_pair), r.m, r.n, r.k, r.iters, mean, tflops(r.m, r.n, r.k, mean));
   return 0;
 }
 
@@ -252,8 +341,11 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   auto key = [](const TunedChoice& c) { return std::make_tuple(c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned); };
   for (const TunedChoice& c : read_tuning(path)) table[key(c)] = c;
 
+  // FP32 only: the tuning file's entries are keyed by shape, ops and alignment, not precision.
   int top = 0;
-  for (const KernelInfo& k : kernels()) top = std::max(top, k.ladder_step);
+  for (const KernelInfo& k : kernels()) {
+    if (takes(k.name, Precision{})) top = std::max(top, k.ladder_step);
+  }
   Cublas cublas;
   int failed = 0;
   for (const Shape& shape : t.options.shapes) {
@@ -265,7 +357,9 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
       o.ops = {op};
       o.kernels.clear();
       for (const KernelInfo& k : kernels()) {
-        if (k.ladder_step == top && (k.alignment == 1 || aligned)) o.kernels.push_back(k.name);
+        if (k.ladder_step == top && takes(k.name, Precision{}) && (k.alignment == 1 || aligned)) {
+          o.kernels.push_back(k.name);
+        }
       }
       const std::vector<BenchRow> rows = run_bench(cublas, o);
       out << bench_table(rows);
@@ -306,6 +400,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   int64_t v_pad = 0;
   auto* verify = app.add_subcommand("verify", "Check kernels against cuBLAS and an fp64 reference");
   verify->add_option("--kernel", vo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  verify->add_option("--dtype", vo.dtypes, "Precisions: f32, tf32, f16, f16:f32, bf16, bf16:f32 or all (default: each kernel's first)")->delimiter(',');
   verify->add_option("--sizes", vo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   verify->add_option("--ops", vo.ops, "Op pairs, e.g. NN,NT,TN,TT")->capture_default_str();
   auto* va = verify->add_option("--alpha", v_alpha, "Only this alpha (default: two settings)");
@@ -316,6 +411,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
   bench->add_option("--kernel", bo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  bench->add_option("--dtype", bo.dtypes, "Precisions: f32, tf32, f16, f16:f32, bf16, bf16:f32 or all (default: each kernel's first)")->delimiter(',');
   bench->add_option("--sizes", bo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   bench->add_option("--ops", bo.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
   bench->add_option("--repeat", bo.options.repeat, "Timed runs per row (median reported)")->capture_default_str();
@@ -330,6 +426,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   RunCli ro;
   auto* runc = app.add_subcommand("run", "Run one kernel alone (for a profiler such as ncu)");
   runc->add_option("--kernel", ro.kernel, "Kernel name or 'auto'")->required();
+  runc->add_option("--dtype", ro.dtype, "Precision (default: the kernel's first; auto: f32)");
   runc->add_option("--m", ro.m)->required();
   runc->add_option("--n", ro.n)->required();
   runc->add_option("--k", ro.k)->required();

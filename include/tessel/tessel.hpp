@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -57,8 +58,36 @@ class Status {
 
 const char* to_string(StatusCode code);
 
-enum class DType { kF32 };
-const char* to_string(DType dtype);
+// Storage types of matrices.
+enum class DType { kF32, kF16, kBF16 };
+const char* to_string(DType dtype);  // "f32", "f16", "bf16"
+size_t size_of(DType dtype);         // bytes per element
+
+// How products are formed. Accumulation is always FP32.
+//   kF32:  FP32 inputs multiplied in FP32 (CUDA cores): FP32 means FP32.
+//          16-bit inputs: their products are exact in FP32, so this is also
+//          the mode for FP16/BF16 (tensor cores with FP32 accumulation).
+//   kTF32: FP32 inputs rounded to TF32 (10-bit mantissa, round to nearest)
+//          and multiplied on tensor cores. Only asked for explicitly.
+enum class Compute { kF32, kTF32 };
+
+// The type combination of a call. The combinations tessel has kernels for:
+//   A/B f32,  C f32,  kF32    (SIMT ladder; sgemm)
+//   A/B f32,  C f32,  kTF32   (tensor cores)
+//   A/B f16,  C f16 or f32, kF32
+//   A/B bf16, C bf16 or f32, kF32
+struct Precision {
+  DType ab = DType::kF32;  // A and B
+  DType c = DType::kF32;   // C, read (beta != 0) and written
+  Compute compute = Compute::kF32;
+  bool operator==(const Precision& o) const { return ab == o.ab && c == o.c && compute == o.compute; }
+  bool operator!=(const Precision& o) const { return !(*this == o); }
+};
+// "f32", "tf32", "f16", "bf16", and "f16:f32" / "bf16:f32" for 16-bit inputs with FP32 C.
+std::string to_string(const Precision& p);
+// Parses the names to_string gives; std::nullopt for anything else.
+std::optional<Precision> parse_precision(std::string_view text);
+bool supported(const Precision& p);  // one of the combinations above
 
 // Everything one GEMM call needs, as in the positional signature below.
 struct SgemmArgs {
@@ -74,15 +103,34 @@ struct SgemmArgs {
   int64_t ldc = 1;
 };
 
+// A GEMM of any supported precision: the same arguments as SgemmArgs with
+// untyped pointers whose element types `precision` names. alpha and beta
+// are FP32 for every precision; the epilogue runs in FP32 and rounds once.
+struct GemmArgs {
+  Op opA = Op::N, opB = Op::N;
+  int64_t m = 0, n = 0, k = 0;
+  float alpha = 1.0f;
+  const void* A = nullptr;
+  int64_t lda = 1;
+  const void* B = nullptr;
+  int64_t ldb = 1;
+  float beta = 0.0f;
+  void* C = nullptr;
+  int64_t ldc = 1;
+  Precision precision;
+};
+GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
+
 // What the registry knows of a kernel. The ladder is part of the product:
 // every registered kernel can be listed and run by name.
 struct KernelInfo {
   std::string name;          // e.g. "smem"; what run_kernel() and the CLI take
   int ladder_step = 0;       // position in the optimisation ladder (1 = naive)
   std::string summary;       // one line: what this step does
-  DType dtype = DType::kF32; // input, output and compute type
+  std::vector<Precision> precisions{Precision{}};  // the type combinations it takes
   int min_compute_capability = 0;  // e.g. 80 for sm_80
-  int alignment = 1;         // A, B, C and lda/ldb/ldc must be multiples of this many elements
+  int alignment = 1;         // A, B (pointers and lda, ldb) must be aligned to this many elements
+  int c_alignment = 1;       // the same for C and ldc
   std::string constraints;   // shapes/layouts it accepts, in words
   int tile_m = 0, tile_n = 0;  // the block's tile of C
   bool split_k = false;      // splits k across blocks that add into C with atomics:
@@ -99,8 +147,13 @@ Status sgemm(Op opA, Op opB, int64_t m, int64_t n, int64_t k, float alpha, const
              cudaStream_t stream = nullptr);
 Status sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
 
+// Any supported precision (see Precision). Auto-dispatch among the kernels
+// that take args.precision; FP32 with Compute::kF32 is exactly sgemm().
+Status gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
 // The kernel auto-dispatch would run for these arguments (after validation).
 Status select_kernel(const SgemmArgs& args, std::string* name);
+Status select_kernel(const GemmArgs& args, std::string* name);
 
 // Tuning. `tessel tune` times the fastest step's configurations on this GPU
 // for given shapes and stores each shape's winner in a small text file;
@@ -123,5 +176,6 @@ void reload_tuning();  // forget what was read; the next auto-dispatch reads the
 // Runs one named kernel. Returns kUnknownKernel for an unknown name and
 // kNotSupported (with the reason) when that kernel cannot take the arguments.
 Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);
+Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream = nullptr);
 
 }  // namespace tessel

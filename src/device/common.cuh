@@ -57,15 +57,20 @@ __device__ __forceinline__ void lds4(float* dst, const float* src) {
 // block-rows before moving one block-column right, so the blocks running
 // at the same time share a few panels of A and of B instead of one panel
 // of A and all of B.
+// grouped_tile maps a linear block id over tiles_m x tiles_n tiles;
+// swizzled_block does it for the 2D grid (gridDim.y x gridDim.x tiles).
 template <int Group>
-__device__ __forceinline__ void swizzled_block(int& bm, int& bn) {
-  const int grid_m = gridDim.y, grid_n = gridDim.x;
-  const int id = blockIdx.y * grid_n + blockIdx.x;
-  const int per_group = Group * grid_n;
+__device__ __forceinline__ void grouped_tile(int id, int tiles_m, int tiles_n, int& bm, int& bn) {
+  const int per_group = Group * tiles_n;
   const int first_m = id / per_group * Group;
-  const int rows = min(Group, grid_m - first_m);
+  const int rows = min(Group, tiles_m - first_m);
   bm = first_m + id % per_group % rows;
   bn = id % per_group / rows;
+}
+
+template <int Group>
+__device__ __forceinline__ void swizzled_block(int& bm, int& bn) {
+  grouped_tile<Group>(blockIdx.y * gridDim.x + blockIdx.x, gridDim.y, gridDim.x, bm, bn);
 }
 
 template <bool B>
@@ -82,7 +87,7 @@ cudaError_t with_ops(Op opA, Op opB, F&& launch) {
 
 constexpr int64_t kMaxGridY = 65535;
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Launches launch(sub) over slices of the rows of C, each at most
 // kMaxGridY * rows_per_block rows, for kernels that put row tiles on gridDim.y.

@@ -1,6 +1,7 @@
 #include "dispatch/registry.hpp"
 
 #include "kernels/simt/configs.hpp"
+#include "kernels/tensor/configs.hpp"
 
 namespace tessel {
 
@@ -10,20 +11,45 @@ constexpr int kSm80 = 80;  // the oldest architecture tessel builds device code 
 constexpr const char* kAnyShape = "any m, n, k; any op; any legal leading dimension; no alignment needs";
 constexpr const char* kAligned4 = "any m, n, k; any op; A, B, C 16-byte aligned and lda, ldb, ldc multiples of 4";
 
+constexpr const char* kAbAligned16 =
+    "any m, n, k; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment";
+
 // An FP32 kernel with a tile_m x tile_n block tile; alignment 4 means 16-byte accesses.
-KernelEntry simt(const char* name, int step, const char* summary, int alignment, int tile_m, int tile_n,
-                 impl::LaunchFn launch) {
-  return {{name, step, summary, DType::kF32, kSm80, alignment, alignment == 1 ? kAnyShape : kAligned4, tile_m, tile_n},
-          launch};
+template <impl::SimtLaunchFn Launch>
+KernelEntry simt(const char* name, int step, const char* summary, int alignment, int tile_m, int tile_n) {
+  KernelInfo info{name, step, summary, {Precision{}}, kSm80, alignment, alignment,
+                  alignment == 1 ? kAnyShape : kAligned4, tile_m, tile_n};
+  return {info, impl::launch_simt<Launch>};
 }
 
 // One configuration of step 08.
 template <class Cfg, bool Aligned, bool SplitK>
 KernelEntry pipelined(const char* name, const char* summary) {
-  KernelEntry e = simt(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN, impl::launch_pipelined<Cfg, Aligned, SplitK>);
+  KernelEntry e = simt<impl::launch_pipelined<Cfg, Aligned, SplitK>>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
   e.info.split_k = SplitK;
   e.blocks_per_sm = Cfg::kMinBlocks;
   return e;
+}
+
+// The precisions a tensor-core kernel for inputs `ab` takes: C in the input type or FP32 (tf32: FP32).
+std::vector<Precision> tensor_precisions(DType ab) {
+  if (ab == DType::kF32) return {{DType::kF32, DType::kF32, Compute::kTF32}};
+  return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
+}
+
+// Step 09 for one input type: no alignment needs.
+KernelEntry wmma(const char* name, DType ab, const char* summary) {
+  using Cfg = impl::WmmaConfig;
+  KernelInfo info{name, 9, summary, tensor_precisions(ab), kSm80, 1, 1, kAnyShape, Cfg::kBM, Cfg::kBN};
+  return {info, impl::launch_wmma, 1};
+}
+
+// One configuration of step 10 for one input type: A and B in 16-byte units.
+template <class Cfg>
+KernelEntry mma(const char* name, DType ab, const char* summary) {
+  const int align = int(16 / size_of(ab));
+  KernelInfo info{name, 10, summary, tensor_precisions(ab), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
+  return {info, impl::launch_mma<Cfg>, Cfg::kMinBlocks};
 }
 
 }  // namespace
@@ -32,18 +58,18 @@ const std::vector<KernelEntry>& registry() {
   using namespace impl;
   constexpr int kNaive = NaiveConfig::kBlock, kSmem = SmemConfig::kTile;
   static const std::vector<KernelEntry> table = {
-      simt("naive", 1, "one thread per C element, warps run down columns (uncoalesced)", 1, kNaive, kNaive, launch_naive),
-      simt("coalesced", 2, "one thread per C element, warps run along rows (coalesced)", 1, kNaive, kNaive,
-           launch_coalesced),
-      simt("smem", 3, "32x32 tiles of A and B staged in shared memory", 1, kSmem, kSmem, launch_smem),
-      simt("blocktile_1d", 4, "64x64 tiles, 8 results per thread in a column (1D register blocking)", 1,
-           Blocktile1dConfig::kBM, Blocktile1dConfig::kBN, launch_blocktile_1d),
-      simt("blocktile_2d", 5, "128x128 tiles, 8x8 results per thread (2D register blocking)", 1, Blocktile2dConfig::kBM,
-           Blocktile2dConfig::kBN, launch_blocktile_2d),
-      simt("vectorized", 6, "step 05 with 128-bit global and shared loads and stores", 4, Blocktile2dConfig::kBM,
-           Blocktile2dConfig::kBN, launch_vectorized),
-      simt("warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", 4, WarptileDefault::kBM,
-           WarptileDefault::kBN, launch_warptile),
+      simt<launch_naive>("naive", 1, "one thread per C element, warps run down columns (uncoalesced)", 1, kNaive, kNaive),
+      simt<launch_coalesced>("coalesced", 2, "one thread per C element, warps run along rows (coalesced)", 1, kNaive,
+                             kNaive),
+      simt<launch_smem>("smem", 3, "32x32 tiles of A and B staged in shared memory", 1, kSmem, kSmem),
+      simt<launch_blocktile_1d>("blocktile_1d", 4, "64x64 tiles, 8 results per thread in a column (1D register blocking)",
+                                1, Blocktile1dConfig::kBM, Blocktile1dConfig::kBN),
+      simt<launch_blocktile_2d>("blocktile_2d", 5, "128x128 tiles, 8x8 results per thread (2D register blocking)", 1,
+                                Blocktile2dConfig::kBM, Blocktile2dConfig::kBN),
+      simt<launch_vectorized>("vectorized", 6, "step 05 with 128-bit global and shared loads and stores", 4,
+                              Blocktile2dConfig::kBM, Blocktile2dConfig::kBN),
+      simt<launch_warptile>("warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", 4,
+                            WarptileDefault::kBM, WarptileDefault::kBN),
       pipelined<Pipelined128x128, true, false>(
           "pipelined", "step 07 double-buffered: cp.async / register prefetch overlap copies with math"),
       pipelined<Pipelined128x256, true, false>("pipelined_128x256",
@@ -56,6 +82,18 @@ const std::vector<KernelEntry>& registry() {
                                             "step 08, 64x64 tiles, k split across blocks for small outputs"),
       pipelined<Pipelined64x64, false, true>("pipelined_any_splitk",
                                              "step 08 for unaligned operands, k split across blocks"),
+      wmma("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, f16 inputs"),
+      wmma("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
+      wmma("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),
+      mma<Mma128x256>("mma_f16", DType::kF16, "mma.sync m16n8k16 + ldmatrix, 4-stage cp.async, swizzled smem, 128x256"),
+      mma<Mma128x128>("mma_f16_128x128", DType::kF16, "step 10 f16, 128x128 tiles, 2 blocks per SM"),
+      mma<Mma64x64>("mma_f16_64x64", DType::kF16, "step 10 f16, 64x64 tiles for small outputs"),
+      mma<Mma128x256>("mma_bf16", DType::kBF16, "step 10 for bf16 inputs, 128x256"),
+      mma<Mma128x128>("mma_bf16_128x128", DType::kBF16, "step 10 bf16, 128x128 tiles"),
+      mma<Mma64x64>("mma_bf16_64x64", DType::kBF16, "step 10 bf16, 64x64 tiles"),
+      mma<Mma128x256>("mma_tf32", DType::kF32, "step 10 for f32 inputs as tf32 (m16n8k8), 128x256"),
+      mma<Mma128x128>("mma_tf32_128x128", DType::kF32, "step 10 tf32, 128x128 tiles"),
+      mma<Mma64x64>("mma_tf32_64x64", DType::kF32, "step 10 tf32, 64x64 tiles"),
   };
   return table;
 }

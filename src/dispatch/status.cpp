@@ -17,8 +17,38 @@ const char* to_string(StatusCode code) {
 const char* to_string(DType dtype) {
   switch (dtype) {
     case DType::kF32: return "f32";
+    case DType::kF16: return "f16";
+    case DType::kBF16: return "bf16";
   }
   return "unknown";
+}
+
+size_t size_of(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
+
+bool supported(const Precision& p) {
+  if (p.ab == DType::kF32) return p.c == DType::kF32;  // kF32 or kTF32
+  return p.compute == Compute::kF32 && (p.c == p.ab || p.c == DType::kF32);
+}
+
+std::string to_string(const Precision& p) {
+  if (p.compute == Compute::kTF32) return p.ab == DType::kF32 && p.c == DType::kF32 ? "tf32" : "unsupported";
+  std::string s = to_string(p.ab);
+  if (p.c != p.ab) s += std::string(":") + to_string(p.c);
+  return s;
+}
+
+std::optional<Precision> parse_precision(std::string_view text) {
+  const Precision all[] = {{DType::kF32, DType::kF32, Compute::kF32},  {DType::kF32, DType::kF32, Compute::kTF32},
+                           {DType::kF16, DType::kF16, Compute::kF32},  {DType::kF16, DType::kF32, Compute::kF32},
+                           {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32}};
+  for (const Precision& p : all) {
+    if (to_string(p) == text) return p;
+  }
+  return std::nullopt;
+}
+
+GemmArgs to_gemm(const SgemmArgs& a) {
+  return {a.opA, a.opB, a.m, a.n, a.k, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, Precision{}};
 }
 
 }  // namespace tessel

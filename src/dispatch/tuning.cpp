@@ -86,7 +86,7 @@ void reload_tuning() {
   g_table.reset();
 }
 
-std::string tuned_kernel(const SgemmArgs& a, bool aligned) {
+std::string tuned_kernel(const GemmArgs& a, bool aligned) {
   std::shared_ptr<const std::map<Key, std::string>> table;
   {
     std::lock_guard<std::mutex> lock(g_mutex);

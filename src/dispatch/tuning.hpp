@@ -9,6 +9,6 @@ namespace tessel {
 
 // The kernel the tuning file names for exactly these sizes and ops in this
 // alignment class, or "" when it names none.
-std::string tuned_kernel(const SgemmArgs& args, bool aligned);
+std::string tuned_kernel(const GemmArgs& args, bool aligned);
 
 }  // namespace tessel

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "harness/reference.hpp"
+#include "harness/typed.hpp"
 #include "harness/verify.hpp"
 
 namespace tessel::harness {
@@ -56,26 +57,30 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
   for (const Shape& shape : o.shapes) {
     for (const OpPair& ops : o.ops) {
-      SgemmArgs a = make_layout(ops, shape, o.alpha, o.beta);
-      std::vector<float> hA(size_t(stored_rows_a(a) * a.lda)), hB(size_t(stored_rows_b(a) * a.ldb)),
+      const SgemmArgs layout = make_layout(ops, shape, o.alpha, o.beta);
+      GemmArgs a = to_gemm(layout);
+      a.precision = o.precision;
+      const DType ab = o.precision.ab, ct = o.precision.c;
+      std::vector<float> hA(size_t(stored_rows_a(layout) * a.lda)), hB(size_t(stored_rows_b(layout) * a.ldb)),
           hC(size_t(shape.m * a.ldc));
       fill_random(hA, o.seed), fill_random(hB, o.seed + 1), fill_random(hC, o.seed + 2);
-      DeviceBuffer<float> dA(hA), dB(hB), dC0(hC), dC(hC.size()), dRef(hC);
+      const std::vector<uint8_t> bytesC = encode(hC, ct);
+      DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC0(bytesC), dC(bytesC.size()), dRef(bytesC);
       a.A = dA.get(), a.B = dB.get();
 
-      SgemmArgs ref = a;
+      GemmArgs ref = a;
       ref.C = dRef.get();
-      cublas.sgemm(ref);
+      cublas.gemm(ref);
       check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
-      const std::vector<float> R = dRef.download();
+      const std::vector<float> R = decode(dRef.download(), ct);
       ref.C = dC.get();
-      const Summary ref_ms = time_launches([&] { cublas.sgemm(ref); }, flush, o);
+      const Summary ref_ms = time_launches([&] { cublas.gemm(ref); }, flush, o);
       const double ref_tflops = tflops(shape.m, shape.n, shape.k, ref_ms.median);
 
       for (const std::string& kernel : o.kernels) {
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(DType::kF32), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, "", ""};
-        SgemmArgs run = a;
+        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, "", ""};
+        GemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
         if (kernel == kAuto && !select_kernel(run, &row.ran).ok()) row.ran.clear();
@@ -87,9 +92,9 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
           rows.push_back(row);
           continue;
         }
-        const Comparison cmp = compare(dC.download(), R, shape.m, shape.n, a.ldc);
+        const Comparison cmp = compare(decode(dC.download(), ct), R, shape.m, shape.n, a.ldc);
         row.rel_err = cmp.rel_err;
-        const double tol = tolerance(DType::kF32, shape.k);
+        const double tol = tolerance(o.precision, shape.k);
         if (cmp.nonfinite > 0 || !(row.rel_err <= tol)) {
           row.status = "FAILED";
           row.note = cmp.nonfinite > 0 ? std::to_string(cmp.nonfinite) + " NaN/Inf outputs"

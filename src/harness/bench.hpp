@@ -18,6 +18,7 @@ struct BenchOptions {
   std::vector<std::string> kernels;  // registered names or kAuto
   std::vector<Shape> shapes;
   std::vector<OpPair> ops = {{Op::N, Op::N}};
+  Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
@@ -27,7 +28,7 @@ struct BenchOptions {
 
 struct BenchRow {
   std::string kernel;
-  std::string dtype;
+  std::string dtype;           // to_string(Precision): f32, tf32, f16, f16:f32, ...
   OpPair ops;
   Shape shape;
   std::string status;          // "ok", "FAILED" (wrong result, not timed) or "ERROR" (did not run)

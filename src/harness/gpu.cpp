@@ -76,7 +76,48 @@ Cublas::Cublas() {
 
 Cublas::~Cublas() { cublasDestroy(handle_); }
 
-const char* Cublas::description() { return "cuBLAS cublasSgemm_64, CUBLAS_DEFAULT_MATH (pure FP32, TF32 off)"; }
+namespace {
+cudaDataType_t cuda_type(DType t) {
+  switch (t) {
+    case DType::kF16: return CUDA_R_16F;
+    case DType::kBF16: return CUDA_R_16BF;
+    case DType::kF32: break;
+  }
+  return CUDA_R_32F;
+}
+const char* cuda_type_name(DType t) {
+  switch (t) {
+    case DType::kF16: return "CUDA_R_16F";
+    case DType::kBF16: return "CUDA_R_16BF";
+    case DType::kF32: break;
+  }
+  return "CUDA_R_32F";
+}
+bool is_sgemm(const Precision& p) { return p == Precision{}; }
+}  // namespace
+
+std::string Cublas::description(const Precision& p) {
+  if (is_sgemm(p)) return "cuBLAS cublasSgemm_64, CUBLAS_DEFAULT_MATH (pure FP32, TF32 off)";
+  return std::string("cuBLAS cublasGemmEx_64, A/B ") + cuda_type_name(p.ab) + ", C " + cuda_type_name(p.c) + ", " +
+         (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
+}
+
+void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
+  if (is_sgemm(a.precision)) {
+    sgemm(SgemmArgs{a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
+                    static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc},
+          stream);
+    return;
+  }
+  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+  const cublasComputeType_t compute =
+      a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+  check_cublas(cublasGemmEx_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, ab, a.ldb, a.A, ab, a.lda,
+                               &a.beta, a.C, c, a.ldc, compute, CUBLAS_GEMM_DEFAULT),
+               "cublasGemmEx_64");
+}
 
 void Cublas::sgemm(const SgemmArgs& a, cudaStream_t stream) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
@@ -91,6 +132,10 @@ void Cublas::sgemm(const SgemmArgs& a, cudaStream_t stream) {
 
 Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream) {
   return kernel == kAuto ? sgemm(args, stream) : run_kernel(kernel, args, stream);
+}
+
+Status run_gemm(const std::string& kernel, const GemmArgs& args, cudaStream_t stream) {
+  return kernel == kAuto ? gemm(args, stream) : run_kernel(kernel, args, stream);
 }
 
 }  // namespace tessel::harness

@@ -79,8 +79,11 @@ class DeviceBuffer {
   size_t count_ = 0;
 };
 
-// cuBLAS as the reference: pure FP32 (CUBLAS_DEFAULT_MATH, no TF32), called
-// on tessel's row-major arguments through the transpose identity.
+// cuBLAS as the reference, called on tessel's row-major arguments through
+// the transpose identity: FP32 is cublasSgemm_64 with CUBLAS_DEFAULT_MATH
+// (no TF32); every other precision is cublasGemmEx_64 with the same input
+// and output types and FP32 accumulation (CUBLAS_COMPUTE_32F, or
+// CUBLAS_COMPUTE_32F_FAST_TF32 for tf32).
 class Cublas {
  public:
   Cublas();
@@ -88,7 +91,8 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
-  static const char* description();
+  void gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+  static std::string description(const Precision& precision = {});
 
  private:
   cublasHandle_t handle_ = nullptr;
@@ -97,5 +101,6 @@ class Cublas {
 // Runs `kernel` by name, or tessel's auto-dispatch when kernel == kAuto.
 inline constexpr const char* kAuto = "auto";
 Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);
+Status run_gemm(const std::string& kernel, const GemmArgs& args, cudaStream_t stream = nullptr);
 
 }  // namespace tessel::harness

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/reference.hpp"
+#include "harness/typed.hpp"
 
 namespace tessel::harness {
 namespace {
@@ -22,13 +23,12 @@ float from_bits(uint32_t bits) {
   return f;
 }
 
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
-
 // rows x cols row-major with leading dimension ld, plus kGuard trailing elements:
-// random inside, kGuardBits NaN in the padding columns and the guard.
-std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t seed) {
+// random inside (values `type` holds exactly), kGuardBits NaN in the padding columns and the guard.
+std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t seed, DType type) {
   std::vector<float> v(size_t(rows * ld + kGuard));
   fill_random(v, seed);
+  round_to(v, type);
   const float guard = from_bits(kGuardBits);
   for (int64_t r = 0; r < rows; ++r) std::fill(v.begin() + r * ld + cols, v.begin() + (r + 1) * ld, guard);
   std::fill(v.begin() + rows * ld, v.end(), guard);
@@ -54,34 +54,47 @@ Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int
   return c;
 }
 
-double tolerance(DType dtype, int64_t k) {
-  switch (dtype) {
-    case DType::kF32:
-      // fp32 rounding grows about like sqrt(k) * 2^-24 relative; 1e-5 is
-      // tens of times that at k = 4096 and still far under 1e-4.
-      return 1e-5 * std::max(1.0, std::sqrt(double(k) / 4096.0));
+double tolerance(const Precision& p, int64_t k) {
+  // fp32 rounding grows about like sqrt(k) * 2^-24 relative; 1e-5 is
+  // tens of times that at k = 4096 and still far under 1e-4.
+  const double accumulate = 1e-5 * std::max(1.0, std::sqrt(double(k) / 4096.0));
+  // tf32 rounds each input to 11 significant bits: ~2^-11 / sqrt(3) rms per
+  // input, ~4e-4 relative in the result; 2e-3 leaves room and still fails
+  // a kernel that drops or repeats a k-slice.
+  if (p.compute == Compute::kTF32) return 2e-3;
+  // 16-bit inputs are exact in the reference (it reads the stored values),
+  // so what is left is FP32 accumulation (tensor cores align partial sums
+  // with fewer guard bits: allow 10x) plus one rounding of the output:
+  // f16 keeps 11 bits (~3e-4 rms), bf16 8 bits (~2.3e-3 rms).
+  switch (p.c) {
+    case DType::kF16: return 2e-3;
+    case DType::kBF16: return 1e-2;
+    case DType::kF32: break;
   }
-  return 0;
+  return p.ab == DType::kF32 ? accumulate : 10 * accumulate;
 }
 
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
+  const DType ab = c.precision.ab, ct = c.precision.c;
   SgemmArgs a = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta, c.ld_align, c.ld_pad);
-  r.tolerance = tolerance(DType::kF32, k);
+  r.tolerance = tolerance(c.precision, k);
 
-  const std::vector<float> hA = make_operand(stored_rows_a(a), stored_cols_a(a), a.lda, c.seed * 3 + 1);
-  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2);
-  std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3);
+  const std::vector<float> hA = make_operand(stored_rows_a(a), stored_cols_a(a), a.lda, c.seed * 3 + 1, ab);
+  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2, ab);
+  std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3, ct);
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
   }
+  const std::vector<uint8_t> bytesC = encode(hC, ct);
 
-  DeviceBuffer<float> dA(hA), dB(hB), dC(hC), dRef(hC);
-  SgemmArgs ref = a;
+  DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC(bytesC), dRef(bytesC);
+  GemmArgs ref = to_gemm(a);
+  ref.precision = c.precision;
   ref.A = dA.get(), ref.B = dB.get(), ref.C = dRef.get();
-  cublas.sgemm(ref);
-  SgemmArgs run = ref;
+  cublas.gemm(ref);
+  GemmArgs run = ref;
   run.C = dC.get();
   r.status = run_gemm(c.kernel, run);
   if (!r.status.ok()) {
@@ -92,14 +105,16 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     r.reason = std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
     return r;
   }
-  const std::vector<float> D = dC.download(), R = dRef.download();
+  const std::vector<uint8_t> bytesD = dC.download();
+  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
 
   const Comparison cmp = compare(D, R, m, n, a.ldc);
   r.err_vs_cublas = cmp.rel_err;
   r.nonfinite = cmp.nonfinite;
+  const size_t size = size_of(ct);
   for (size_t e = 0; e < D.size(); ++e) {
     const bool inside = int64_t(e) < m * a.ldc && int64_t(e) % a.ldc < n;
-    if (!inside && !same_bits(D[e], hC[e])) ++r.clobbered;
+    if (!inside && std::memcmp(&bytesD[e * size], &bytesC[e * size], size) != 0) ++r.clobbered;
   }
 
   // fp64 reference: every element of small cases, a fixed sample plus the corners of large ones.

@@ -20,6 +20,7 @@ struct VerifyCase {
   int64_t ld_pad = 0;        // every leading dimension is its minimum, rounded up to
   uint64_t seed = 1;         //   a multiple of ld_align, plus ld_pad
   int64_t ld_align = 1;
+  Precision precision;       // types of A/B and C, and the compute mode
 };
 
 struct VerifyResult {
@@ -36,7 +37,7 @@ struct VerifyResult {
 };
 
 // The relative-norm tolerance for a precision and a reduction length k.
-double tolerance(DType dtype, int64_t k);
+double tolerance(const Precision& precision, int64_t k);
 
 // Cases with at most this many multiply-adds are checked against fp64 on every element.
 inline constexpr int64_t kFullFp64Macs = int64_t(1) << 24;

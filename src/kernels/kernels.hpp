@@ -8,7 +8,18 @@
 
 namespace tessel::impl {
 
-using LaunchFn = cudaError_t (*)(const SgemmArgs&, cudaStream_t);
+using LaunchFn = cudaError_t (*)(const GemmArgs&, cudaStream_t);
+
+// The FP32 (SIMT) kernels take the typed view of an f32 call.
+using SimtLaunchFn = cudaError_t (*)(const SgemmArgs&, cudaStream_t);
+inline SgemmArgs to_sgemm(const GemmArgs& a) {
+  return {a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
+          static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc};
+}
+template <SimtLaunchFn F>
+cudaError_t launch_simt(const GemmArgs& args, cudaStream_t stream) {
+  return F(to_sgemm(args), stream);
+}
 
 cudaError_t launch_naive(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_coalesced(const SgemmArgs& args, cudaStream_t stream);
@@ -23,8 +34,16 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
-// C = beta * C over the m x n matrix (beta == 0 writes zeros without reading C).
-// The dispatcher's path for k == 0 or alpha == 0.
-cudaError_t launch_scale(float beta, float* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream);
+// Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision; no alignment needs.
+cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
+// Step 10 (10_mma.cu) for the configurations in kernels/tensor/configs.hpp:
+// ldmatrix + mma.sync with a multistage cp.async pipeline; f16, bf16, tf32.
+template <class Cfg>
+cudaError_t launch_mma(const GemmArgs& args, cudaStream_t stream);
+
+// C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
+// without reading C). The dispatcher's path for k == 0 or alpha == 0.
+cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,
+                         DType c_type = DType::kF32);
 
 }  // namespace tessel::impl

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 #include <tessel/tessel.hpp>
 
+#include <algorithm>
 #include <set>
 
 TEST(Registry, HoldsTheLadderInOrder) {
@@ -28,21 +29,73 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(ks[5].name, "vectorized");
   EXPECT_EQ(ks[6].name, "warptile");
   EXPECT_EQ(ks[7].name, "pipelined");
-  // 16-byte accesses from step 06 on, except the element-wise "_any" variants: the registry says so.
+  // FP32 ladder: 16-byte accesses from step 06 on, except the element-wise
+  // "_any" variants. Tensor cores: WMMA (09) element-wise, mma.sync (10)
+  // 16-byte copies of A and B and any C. The registry says so.
   for (const auto& k : ks) {
-    const bool any = k.name.rfind("pipelined_any", 0) == 0;
-    EXPECT_EQ(k.alignment, k.ladder_step >= 6 && !any ? 4 : 1) << k.name;
     EXPECT_GT(k.tile_m, 0) << k.name;
     EXPECT_GT(k.tile_n, 0) << k.name;
+    ASSERT_FALSE(k.precisions.empty()) << k.name;
+    if (k.ladder_step <= 8) {
+      const bool any = k.name.rfind("pipelined_any", 0) == 0;
+      EXPECT_EQ(k.alignment, k.ladder_step >= 6 && !any ? 4 : 1) << k.name;
+      EXPECT_EQ(k.c_alignment, k.alignment) << k.name;
+      EXPECT_EQ(k.precisions, std::vector<tessel::Precision>{tessel::Precision{}}) << k.name;
+    } else {
+      EXPECT_EQ(k.alignment, k.ladder_step == 9 ? 1 : int(16 / tessel::size_of(k.precisions[0].ab))) << k.name;
+      EXPECT_EQ(k.c_alignment, 1) << k.name;
+      for (const auto& p : k.precisions) {
+        EXPECT_TRUE(tessel::supported(p)) << k.name;
+        EXPECT_NE(p, tessel::Precision{}) << k.name << ": FP32 means FP32, never tensor cores";
+      }
+    }
   }
-  EXPECT_EQ(ks.back().ladder_step, 8);
+  EXPECT_EQ(ks.back().ladder_step, 10);
+}
+
+// Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
+TEST(Registry, TensorCoreKernelsCoverEveryPrecision) {
+  for (const char* name : {"tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) {
+    const auto p = tessel::parse_precision(name);
+    ASSERT_TRUE(p) << name;
+    bool wmma = false, mma = false;
+    for (const auto& k : tessel::kernels()) {
+      const bool takes = std::find(k.precisions.begin(), k.precisions.end(), *p) != k.precisions.end();
+      wmma |= takes && k.ladder_step == 9 && k.alignment == 1;
+      mma |= takes && k.ladder_step == 10;
+    }
+    EXPECT_TRUE(wmma) << name;
+    EXPECT_TRUE(mma) << name;
+  }
+}
+
+TEST(Registry, PrecisionNames) {
+  using tessel::Compute;
+  using tessel::DType;
+  for (const char* name : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) {
+    const auto p = tessel::parse_precision(name);
+    ASSERT_TRUE(p) << name;
+    EXPECT_EQ(tessel::to_string(*p), name);
+    EXPECT_TRUE(tessel::supported(*p)) << name;
+  }
+  EXPECT_EQ(*tessel::parse_precision("tf32"), (tessel::Precision{DType::kF32, DType::kF32, Compute::kTF32}));
+  EXPECT_EQ(*tessel::parse_precision("bf16:f32"), (tessel::Precision{DType::kBF16, DType::kF32, Compute::kF32}));
+  for (const char* bad : {"", "fp16", "f16:bf16", "f32:f16", "tf32:f32", "F16"}) {
+    EXPECT_FALSE(tessel::parse_precision(bad)) << bad;
+  }
+  EXPECT_FALSE(tessel::supported({DType::kF16, DType::kBF16, Compute::kF32}));
+  EXPECT_FALSE(tessel::supported({DType::kF16, DType::kF16, Compute::kTF32}));
+  EXPECT_FALSE(tessel::supported({DType::kF32, DType::kF16, Compute::kF32}));
+  EXPECT_EQ(tessel::size_of(DType::kF32), 4u);
+  EXPECT_EQ(tessel::size_of(DType::kF16), 2u);
+  EXPECT_EQ(tessel::size_of(DType::kBF16), 2u);
 }
 
 TEST(Registry, FindsByName) {
   const auto k = tessel::find_kernel("smem");
   ASSERT_TRUE(k.has_value());
   EXPECT_EQ(k->ladder_step, 3);
-  EXPECT_EQ(k->dtype, tessel::DType::kF32);
+  EXPECT_EQ(k->precisions, std::vector<tessel::Precision>{tessel::Precision{}});
   EXPECT_FALSE(tessel::find_kernel("").has_value());
   EXPECT_FALSE(tessel::find_kernel("SMEM").has_value());
 }

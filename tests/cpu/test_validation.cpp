@@ -124,6 +124,24 @@ TEST(Validation, NoDeviceIsReported) {
   EXPECT_EQ(tessel::select_kernel(good(), &name).code(), StatusCode::kNoDevice);
 }
 
+TEST(Validation, UnsupportedPrecisionIsNamed) {
+  const tessel::SgemmArgs f32 = good();
+  tessel::GemmArgs a = tessel::to_gemm(f32);
+  a.precision = {tessel::DType::kF16, tessel::DType::kBF16, tessel::Compute::kF32};
+  tessel::Status s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("precision (A/B f16, C bf16, compute f32) is not a supported combination"), std::string::npos)
+      << s.message();
+  a.precision = {tessel::DType::kF16, tessel::DType::kF16, tessel::Compute::kTF32};
+  EXPECT_EQ(tessel::gemm(a).code(), StatusCode::kInvalidArgument);
+  // Sizes are checked for every precision, before any GPU is looked for.
+  a.precision = *tessel::parse_precision("bf16");
+  a.lda = 0;
+  s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("lda = 0 is too small"), std::string::npos) << s.message();
+}
+
 TEST(Validation, StatusStrings) {
   EXPECT_STREQ(tessel::to_string(StatusCode::kSuccess), "success");
   EXPECT_STREQ(tessel::to_string(StatusCode::kInvalidArgument), "invalid argument");

@@ -9,6 +9,7 @@
 
 #include "gpu/gpu_test.hpp"
 #include "harness/reference.hpp"
+#include "harness/typed.hpp"
 
 namespace {
 
@@ -44,18 +45,20 @@ TEST_F(Api, HostPointersAreRefusedByName) {
   EXPECT_EQ(sa.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(sa.message().find("A points to host memory"), std::string::npos) << sa.message();
   const tessel::Status sc =
-      tessel::run_kernel("smem", {Op::N, Op::N, 4, 4, 4, 1.0f, dev.get(), 4, dev.get(), 4, 0.0f, host.data(), 4});
+      tessel::run_kernel("smem", SgemmArgs{Op::N, Op::N, 4, 4, 4, 1.0f, dev.get(), 4, dev.get(), 4, 0.0f, host.data(), 4});
   EXPECT_EQ(sc.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(sc.message().find("C points to host memory"), std::string::npos) << sc.message();
 }
 
 TEST_F(Api, KZeroWithBetaZeroClearsNaN) {
-  std::vector<float> h(12, std::nanf(""));
-  DeviceBuffer<float> C(h);
+  const std::vector<float> nan(12, std::nanf(""));
   for (const auto& k : tessel::kernels()) {
-    C.upload(h);
-    ASSERT_TRUE(tessel::run_kernel(k.name, {Op::N, Op::N, 3, 4, 0, 1.0f, nullptr, 1, nullptr, 4, 0.0f, C.get(), 4}).ok());
-    EXPECT_EQ(C.download(), std::vector<float>(12, 0.0f)) << k.name;
+    for (const tessel::Precision& p : k.precisions) {
+      DeviceBuffer<uint8_t> C(encode(nan, p.c));
+      tessel::GemmArgs a{Op::N, Op::N, 3, 4, 0, 1.0f, nullptr, 1, nullptr, 4, 0.0f, C.get(), 4, p};
+      ASSERT_TRUE(tessel::run_kernel(k.name, a).ok()) << k.name;
+      EXPECT_EQ(decode(C.download(), p.c), std::vector<float>(12, 0.0f)) << k.name << " " << tessel::to_string(p);
+    }
   }
 }
 
@@ -68,7 +71,7 @@ TEST_F(Api, VectorKernelsRefuseMisalignedArgumentsByNameButAutoTakesThem) {
   SgemmArgs odd_ptr{Op::N, Op::N, m, n, 32, 1.0f, A.get() + 1, 32, B.get(), n, 0.0f, C.get(), n};
   int tested = 0;
   for (const auto& info : tessel::kernels()) {
-    if (info.alignment == 1) continue;
+    if (info.alignment == 1 || info.precisions[0] != tessel::Precision{}) continue;
     ++tested;
     tessel::Status s = tessel::run_kernel(info.name, odd_lda);
     EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
@@ -92,6 +95,61 @@ TEST_F(Api, VectorKernelsRefuseMisalignedArgumentsByNameButAutoTakesThem) {
     for (int64_t e = 0; e < m * n; ++e) diff += (d[e] - r[e]) * (d[e] - r[e]), norm += r[e] * r[e];
     EXPECT_LT(std::sqrt(diff / norm), 1e-5) << name;
   }
+}
+
+// mma.sync kernels copy A and B in 16-byte pieces: 8 f16/bf16 values, 4 tf32 ones.
+TEST_F(Api, TensorKernelsRefuseMisalignedAbByNameButAutoTakesThem) {
+  const int64_t m = 40, n = 36, k = 33;
+  std::vector<float> hA(m * k + 8), hB(k * n + 8);
+  fill_random(hA, 4), fill_random(hB, 5);
+  for (const char* name : {"f16", "bf16:f32", "tf32"}) {
+    const tessel::Precision p = *tessel::parse_precision(name);
+    DeviceBuffer<uint8_t> A(encode(hA, p.ab)), B(encode(hB, p.ab)), C((m * n + 8) * tessel::size_of(p.c));
+    const size_t e = tessel::size_of(p.ab);
+    const tessel::GemmArgs odd_lda{Op::N, Op::N, m, n, k, 1.0f, A.get(), k, B.get(), 40, 0.0f, C.get(), n, p};
+    tessel::GemmArgs odd_ptr{Op::N, Op::N, m, n, 32, 1.0f, A.get() + e, 32, B.get(), 40, 0.0f, C.get(), n, p};
+    int tested = 0;
+    for (const auto& info : tessel::kernels()) {
+      if (info.ladder_step != 10 || info.precisions[0].ab != p.ab) continue;
+      ++tested;
+      tessel::Status s = tessel::run_kernel(info.name, odd_lda);
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+      EXPECT_NE(s.message().find("lda a multiple of " + std::to_string(16 / e) + " (lda = 33)"), std::string::npos)
+          << s.message();
+      s = tessel::run_kernel(info.name, odd_ptr);
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+      EXPECT_NE(s.message().find("A aligned to 16 bytes"), std::string::npos) << s.message();
+      // The wrong precision is refused by name too.
+      tessel::GemmArgs f32 = odd_lda;
+      f32.precision = tessel::Precision{};
+      s = tessel::run_kernel(info.name, f32);
+      EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
+      EXPECT_NE(s.message().find("not f32"), std::string::npos) << s.message();
+    }
+    EXPECT_EQ(tested, 3) << name;
+    for (const tessel::GemmArgs& a : {odd_lda, odd_ptr}) {
+      std::string chosen;
+      ASSERT_TRUE(tessel::select_kernel(a, &chosen).ok());
+      EXPECT_EQ(tessel::find_kernel(chosen)->alignment, 1) << chosen;
+      EXPECT_TRUE(tessel::gemm(a).ok()) << chosen;
+    }
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// Auto-dispatch of an aligned f16 call runs the top step, never FP32 or TF32 for FP32 data.
+TEST_F(Api, AutoDispatchPicksByPrecision) {
+  DeviceBuffer<float> A(256 * 256), B(256 * 256), C(256 * 256);
+  std::string name;
+  tessel::GemmArgs a{Op::N, Op::N, 256, 256, 256, 1.0f, A.get(), 256, B.get(), 256, 0.0f, C.get(), 256, {}};
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_EQ(tessel::find_kernel(name)->ladder_step, 8) << name;
+  a.precision = *tessel::parse_precision("tf32");
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_EQ(name.rfind("mma_tf32", 0), 0u) << name;
+  a.precision = *tessel::parse_precision("bf16:f32");
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_EQ(name.rfind("mma_bf16", 0), 0u) << name;
 }
 
 TEST_F(Api, TunedChoiceIsTakenForTheExactCallOnly) {
@@ -127,7 +185,7 @@ TEST_F(Api, RunsOnTheGivenStream) {
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   ASSERT_TRUE(tessel::sgemm(Op::N, Op::T, n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C1.get(), n, stream).ok());
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-  ASSERT_TRUE(tessel::run_kernel("naive", {Op::N, Op::T, n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C2.get(), n}).ok());
+  ASSERT_TRUE(tessel::run_kernel("naive", SgemmArgs{Op::N, Op::T, n, n, n, 1.0f, A.get(), n, B.get(), n, 0.0f, C2.get(), n}).ok());
   const auto d1 = C1.download(), d2 = C2.download();
   double diff = 0, ref = 0;
   for (size_t i = 0; i < d1.size(); ++i) diff += (d1[i] - d2[i]) * (d1[i] - d2[i]), ref += d2[i] * d2[i];

@@ -3,6 +3,8 @@
 // full of NaN, and non-tight leading dimensions.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
 
@@ -11,11 +13,35 @@ namespace {
 using namespace tessel::harness;
 using tessel::Op;
 
-std::vector<std::string> kernel_names() {
-  std::vector<std::string> names;
-  for (const auto& k : tessel::kernels()) names.push_back(k.name);
-  names.push_back(kAuto);
-  return names;
+// "kernel@precision" for every kernel at its first precision, the other
+// precisions of the first configuration of each tensor-core step and type
+// (the C type is a runtime switch shared by all configurations), and
+// auto-dispatch at every precision.
+std::vector<std::string> jobs() {
+  std::vector<std::string> out;
+  std::vector<std::string> seen_steps;
+  for (const auto& k : tessel::kernels()) {
+    const std::string family = std::to_string(k.ladder_step) + tessel::to_string(k.precisions[0]);
+    const bool first_config = std::find(seen_steps.begin(), seen_steps.end(), family) == seen_steps.end();
+    seen_steps.push_back(family);
+    for (size_t p = 0; p < (first_config ? k.precisions.size() : 1); ++p) {
+      out.push_back(k.name + "@" + tessel::to_string(k.precisions[p]));
+    }
+  }
+  for (const char* p : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) out.push_back(std::string(kAuto) + "@" + p);
+  return out;
+}
+
+std::string kernel_of(const std::string& job) { return job.substr(0, job.find('@')); }
+tessel::Precision precision_of(const std::string& job) { return *tessel::parse_precision(job.substr(job.find('@') + 1)); }
+
+// A test-name-safe spelling: "mma_f16@f16:f32" -> "mma_f16_at_f16_f32".
+std::string safe(std::string s) {
+  for (char& ch : s) {
+    if (ch == ':') ch = '_';
+  }
+  const size_t at = s.find('@');
+  return s.replace(at, 1, "_at_");
 }
 
 // Squares of {1, 2, 7, 31, 33, 64, 127, 255, 257, 1000, 1024}, then crossings of them.
@@ -41,64 +67,70 @@ int64_t alignment_of(const std::string& kernel) {
   return info ? info->alignment : 1;
 }
 
-// (kernel name, op pair as "NT")
+// ("kernel@precision", op pair as "NT")
 class KernelTest : public GpuTestWithParam<std::tuple<std::string, std::string>> {
  protected:
-  const std::string& kernel() const { return std::get<0>(GetParam()); }
+  std::string kernel() const { return kernel_of(std::get<0>(GetParam())); }
+  tessel::Precision precision() const { return precision_of(std::get<0>(GetParam())); }
   OpPair ops() const { return parse_ops(std::get<1>(GetParam())).at(0); }
 };
 
 TEST_P(KernelTest, MatchesCublasAndFp64) {
-  const std::string& kernel = this->kernel();
+  const std::string kernel = this->kernel();
+  const tessel::Precision precision = this->precision();
   const OpPair ops = this->ops();
   Cublas cublas;
   uint64_t seed = 1;
   for (const Shape& shape : shapes()) {
-    // beta = 0 over NaN, leading dimensions rounded up to multiples of 4 (every
-    // kernel takes them) plus 0, 4 or 8; then a general alpha/beta with the
-    // leading dimensions the kernel's alignment allows, tight or padded.
-    const int64_t align = alignment_of(kernel);
-    for (const Setting& s : {Setting{1.0f, 0.0f, int64_t(seed % 3) * 4, 4},
+    // beta = 0 over NaN, leading dimensions rounded up to multiples of 4 or
+    // of the kernel's alignment (every kernel takes them) plus 0, 1 or 2 of
+    // those; then a general alpha/beta with the leading dimensions the
+    // kernel's alignment allows, tight or padded.
+    const int64_t align = alignment_of(kernel), wide = std::max<int64_t>(4, align);
+    for (const Setting& s : {Setting{1.0f, 0.0f, int64_t(seed % 3) * wide, wide},
                              Setting{-0.75f, 1.25f, int64_t(seed % 2) * 3 * align, align}}) {
-      const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align};
+      const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align, precision};
       const VerifyResult r = verify_case(cublas, c);
       EXPECT_TRUE(r.passed) << fmt::format(
-          "{} {} {} alpha={} beta={} ld_align={} pad={}: {} (err vs cuBLAS {:.3e}, vs fp64 {:.3e} on {} elements, tol {:.1e}, "
-          "{} non-finite, {} clobbered)",
-          kernel, to_string(ops), to_string(shape), s.alpha, s.beta, s.ld_align, s.pad, r.reason, r.err_vs_cublas,
+          "{} {} {} {} alpha={} beta={} ld_align={} pad={}: {} (err vs cuBLAS {:.3e}, vs fp64 {:.3e} on {} elements, tol "
+          "{:.1e}, {} non-finite, {} clobbered)",
+          kernel, tessel::to_string(precision), to_string(ops), to_string(shape), s.alpha, s.beta, s.ld_align, s.pad, r.reason, r.err_vs_cublas,
           r.err_vs_fp64, r.fp64_checked, r.tolerance, r.nonfinite, r.clobbered);
     }
   }
 }
 
 TEST_P(KernelTest, AlphaZeroScalesC) {
-  const std::string& kernel = this->kernel();
+  const std::string kernel = this->kernel();
   const OpPair ops = this->ops();
   Cublas cublas;
   for (float beta : {0.0f, 1.0f, -2.5f}) {
-    const VerifyResult r = verify_case(cublas, {kernel, ops.first, ops.second, {33, 65, 17}, 0.0f, beta, 4, 9, 4});
+    const VerifyResult r =
+        verify_case(cublas, {kernel, ops.first, ops.second, {33, 65, 17}, 0.0f, beta, 8, 9, 8, this->precision()});
     EXPECT_TRUE(r.passed) << kernel << " beta=" << beta << ": " << r.reason;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, KernelTest,
-                         ::testing::Combine(::testing::ValuesIn(kernel_names()), ::testing::Values("NN", "NT", "TN", "TT")),
-                         [](const auto& info) { return std::get<0>(info.param) + "_" + std::get<1>(info.param); });
+                         ::testing::Combine(::testing::ValuesIn(jobs()), ::testing::Values("NN", "NT", "TN", "TT")),
+                         [](const auto& info) { return safe(std::get<0>(info.param)) + "_" + std::get<1>(info.param); });
 
 // Grids taller than CUDA's 65535 blocks in y are split into several launches.
 class HugeGridTest : public GpuTestWithParam<std::string> {};
 
 TEST_P(HugeGridTest, TallAndWideOutputs) {
   Cublas cublas;
+  const std::string kernel = kernel_of(GetParam());
   for (const Shape& shape : {Shape{2'100'000, 3, 2}, Shape{3, 2'100'000, 2}}) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
-      const VerifyResult r = verify_case(cublas, {GetParam(), ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5, 4});
+      const VerifyResult r =
+          verify_case(cublas, {kernel, ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5, 8, precision_of(GetParam())});
       EXPECT_TRUE(r.passed) << GetParam() << " " << to_string(ops) << " " << to_string(shape) << ": " << r.reason;
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(kernel_names()),
-                         [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
+                         [](const auto& info) { return safe(info.param); });
 
 }  // namespace

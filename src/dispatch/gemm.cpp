@@ -2,11 +2,11 @@
 //
 // Order of checks (each failure returns before anything is launched):
 //   1. kernel name (run_kernel only)           -> kUnknownKernel
-//   2. ops, sizes, leading dimensions, nulls    -> kInvalidArgument
+//   2. precision, ops, sizes, leading dimensions, nulls -> kInvalidArgument
 //   3. m == 0 or n == 0: nothing to do          -> success
 //   4. a GPU is visible                          -> kNoDevice
 //   5. A, B, C are memory the GPU can reach     -> kInvalidArgument
-//   6. the kernel's compute capability and alignment needs -> kNotSupported
+//   6. the kernel's precisions, compute capability and alignment needs -> kNotSupported
 // then k == 0 or alpha == 0 scales C by beta, anything else runs the kernel.
 #include <tessel/tessel.hpp>
 
@@ -29,7 +29,7 @@ Status invalid(const std::string& msg) { return {StatusCode::kInvalidArgument, "
 
 // Whether the call multiplies at all: with k == 0 or alpha == 0 it is C = beta * C
 // (BLAS), A and B are not read, and no GEMM kernel runs.
-bool multiplies(const SgemmArgs& a) { return a.k > 0 && a.alpha != 0.0f; }
+bool multiplies(const GemmArgs& a) { return a.k > 0 && a.alpha != 0.0f; }
 
 // Checks the leading dimension of one stored operand of rows x cols (row-major).
 Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int64_t rows, int64_t cols,
@@ -45,7 +45,12 @@ Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int6
   return {};
 }
 
-Status validate(const SgemmArgs& a) {
+Status validate(const GemmArgs& a) {
+  if (!supported(a.precision)) {
+    return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
+                   ", compute " + (a.precision.compute == Compute::kTF32 ? "tf32" : "f32") +
+                   ") is not a supported combination: f32, tf32 (f32 data), f16, f16:f32, bf16, bf16:f32");
+  }
   if (a.opA != Op::N && a.opA != Op::T) return invalid("opA = " + to_string(int(a.opA)) + " is neither Op::N nor Op::T");
   if (a.opB != Op::N && a.opB != Op::T) return invalid("opB = " + to_string(int(a.opB)) + " is neither Op::N nor Op::T");
   if (a.m < 0) return invalid("m = " + to_string(a.m) + " must be >= 0");
@@ -118,7 +123,7 @@ Status check_pointer(const void* p, const char* name, int device) {
   return {};
 }
 
-Status check_pointers(const SgemmArgs& a, int device) {
+Status check_pointers(const GemmArgs& a, int device) {
   if (multiplies(a)) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
@@ -126,13 +131,25 @@ Status check_pointers(const SgemmArgs& a, int device) {
   return check_pointer(a.C, "C", device);
 }
 
-bool aligned(const void* p, int elements) {
-  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(float) * elements) == 0;
+bool aligned(const void* p, size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
+
+bool takes(const KernelInfo& info, const Precision& p) {
+  return std::find(info.precisions.begin(), info.precisions.end(), p) != info.precisions.end();
+}
+
+std::string precision_list(const KernelInfo& info) {
+  std::string s;
+  for (const Precision& p : info.precisions) s += (s.empty() ? "" : ", ") + to_string(p);
+  return s;
 }
 
 // Whether kernel e can take these (validated) arguments on a GPU of compute capability cc.
-Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
+Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
+  if (!takes(info, a.precision)) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes precision " + precision_list(info) +
+                                           ", not " + to_string(a.precision)};
+  }
   if (cc < info.min_compute_capability) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs compute capability >= " +
                                            to_string(info.min_compute_capability / 10) + "." +
@@ -140,41 +157,45 @@ Status can_run(const KernelEntry& e, const SgemmArgs& a, int cc) {
                                            to_string(cc / 10) + "." + to_string(cc % 10)};
   }
   // Alignment matters only when the kernel itself runs.
-  const int al = info.alignment;
-  if (al > 1 && multiplies(a)) {
-    const struct { const void* p; int64_t ld; const char* name; const char* ld_name; } ops[] = {
-        {a.A, a.lda, "A", "lda"}, {a.B, a.ldb, "B", "ldb"}, {a.C, a.ldc, "C", "ldc"}};
-    for (const auto& o : ops) {
-      if (!aligned(o.p, al) || o.ld % al != 0) {
-        return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
-                                               to_string(al * sizeof(float)) + " bytes and " + o.ld_name +
-                                               " a multiple of " + to_string(al) + " (" + o.ld_name + " = " +
-                                               to_string(o.ld) + ")"};
-      }
+  if (!multiplies(a)) return {};
+  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
+  const struct { const void* p; int64_t ld; int al; size_t bytes; const char* name; const char* ld_name; } ops[] = {
+      {a.A, a.lda, info.alignment, ab, "A", "lda"},
+      {a.B, a.ldb, info.alignment, ab, "B", "ldb"},
+      {a.C, a.ldc, info.c_alignment, c, "C", "ldc"}};
+  for (const auto& o : ops) {
+    if (o.al > 1 && (!aligned(o.p, o.al * o.bytes) || o.ld % o.al != 0)) {
+      return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
+                                             to_string(o.al * o.bytes) + " bytes and " + o.ld_name +
+                                             " a multiple of " + to_string(o.al) + " (" + o.ld_name + " = " +
+                                             to_string(o.ld) + ")"};
     }
   }
   return {};
 }
 
-Status launch(const KernelEntry& e, const SgemmArgs& a, const Device& d, cudaStream_t stream) {
+Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream) {
   if (Status s = check_pointers(a, d.id); !s.ok()) return s;
   if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
-  const cudaError_t err = multiplies(a) ? e.launch(a, stream) : impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream);
+  const cudaError_t err = multiplies(a) ? e.launch(a, stream) : impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
   if (err != cudaSuccess) {
     return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
   }
   return {};
 }
 
-bool all_aligned(const SgemmArgs& a) {
-  return aligned(a.A, 4) && aligned(a.B, 4) && aligned(a.C, 4) && a.lda % 4 == 0 && a.ldb % 4 == 0 && a.ldc % 4 == 0;
+// The tuning file's alignment class: A, B, C 16-byte aligned and their leading dimensions multiples of 16 bytes.
+bool all_aligned(const GemmArgs& a) {
+  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
+  return aligned(a.A, 16) && aligned(a.B, 16) && aligned(a.C, 16) && a.lda * ab % 16 == 0 && a.ldb * ab % 16 == 0 &&
+         a.ldc * c % 16 == 0;
 }
 
 // The auto-dispatch choice: a kernel the tuning file names for this exact
 // call, if it can take it; otherwise pick_by_blocks() among the kernels of
 // the latest ladder step that can take the arguments (each step is faster
 // than the one before on large shapes).
-Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
+Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
     *chosen = tuned;
@@ -197,7 +218,7 @@ Status choose(const SgemmArgs& a, const Device& d, const KernelEntry** chosen) {
 
 }  // namespace
 
-Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream) {
+Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream) {
   const KernelEntry* e = find_entry(kernel);
   if (e == nullptr) {
     return {StatusCode::kUnknownKernel, "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
@@ -209,7 +230,7 @@ Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t s
   return launch(*e, args, d, stream);
 }
 
-Status select_kernel(const SgemmArgs& args, std::string* name) {
+Status select_kernel(const GemmArgs& args, std::string* name) {
   if (Status s = validate(args); !s.ok()) return s;
   Device d;
   if (Status s = current_device(&d); !s.ok()) return s;
@@ -219,7 +240,7 @@ Status select_kernel(const SgemmArgs& args, std::string* name) {
   return {};
 }
 
-Status sgemm(const SgemmArgs& args, cudaStream_t stream) {
+Status gemm(const GemmArgs& args, cudaStream_t stream) {
   if (Status s = validate(args); !s.ok()) return s;
   if (args.m == 0 || args.n == 0) return {};
   Device d;
@@ -228,6 +249,14 @@ Status sgemm(const SgemmArgs& args, cudaStream_t stream) {
   if (Status s = choose(args, d, &e); !s.ok()) return s;
   return launch(*e, args, d, stream);
 }
+
+Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream) {
+  return run_kernel(kernel, to_gemm(args), stream);
+}
+
+Status select_kernel(const SgemmArgs& args, std::string* name) { return select_kernel(to_gemm(args), name); }
+
+Status sgemm(const SgemmArgs& args, cudaStream_t stream) { return gemm(to_gemm(args), stream); }
 
 Status sgemm(Op opA, Op opB, int64_t m, int64_t n, int64_t k, float alpha, const float* A, int64_t lda,
              const float* B, int64_t ldb, float beta, float* C, int64_t ldc, cudaStream_t stream) {

@@ -1,0 +1,214 @@
+// Thin wrappers over the sm_80 tensor-core instructions step 10 uses
+// (cp.async, ldmatrix, mma.sync), the swizzled shared-memory tile they
+// read, and the parameters the tensor-core kernels share.
+//
+// Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16 / m16n8k8"):
+// with g = lane / 4 and t = lane % 4, and a "k-pair" being 16 bytes of k
+// (8 f16/bf16 or 4 tf32 values), thread `lane` holds
+//   A (16 x k):  a0 = row g, first k-half;  a1 = row g + 8, first k-half;
+//                a2 = row g, second k-half; a3 = row g + 8, second k-half
+//   B (k x 8):   b0 = column g, first k-half; b1 = column g, second k-half
+// which are exactly the four 8x8 (16-bit) / 8x4 (32-bit) blocks one
+// ldmatrix.x4 delivers when lanes 8q..8q+7 point at the rows of block q.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "device/types.cuh"
+
+namespace tessel::device {
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+// 16-byte copy global -> shared that completes asynchronously; only the
+// first `bytes` (0..16) are read, the rest of the 16 are zero-filled.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(bytes));
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Four 8x8 16-bit blocks (or 8x4 32-bit ones); lanes 8q..8q+7 give block q's row addresses.
+template <bool Trans>
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* p) {
+  if constexpr (Trans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(smem_addr(p)));
+  }
+}
+
+// FP32 bits -> TF32 (round to nearest, ties away), as cuBLAS rounds.
+__device__ __forceinline__ uint32_t to_tf32(uint32_t bits) {
+  uint32_t out;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(out) : "f"(__uint_as_float(bits)));
+  return out;
+}
+
+// d += a * b for one 16 x 8 tile; k = 16 for 16-bit types, 8 for tf32 (T = float).
+template <class T>
+struct Mma;
+template <>
+struct Mma<__half> {
+  static constexpr int kK = 16;
+  __device__ __forceinline__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+template <>
+struct Mma<__nv_bfloat16> {
+  static constexpr int kK = 16;
+  __device__ __forceinline__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+template <>
+struct Mma<float> {  // TF32
+  static constexpr int kK = 8;
+  __device__ __forceinline__ static void run(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+// A Rows x Cols tile of T in shared memory, stored as rows of 16-byte
+// chunks whose order within a row is permuted by XOR with a function of
+// the row, so that the reads the fragments make hit 32 different banks:
+//  - ldmatrix reads one chunk from each of 8 consecutive rows: the XOR
+//    spreads those 8 chunks over the 8 chunk slots of a 128-byte line
+//    (rows shorter than 128 bytes share a line, hence the divide);
+//  - 32-bit tiles stored k-major (Pairs) are read element-wise, 4
+//    consecutive rows x 2 adjacent chunks at a time: XOR with 2 * (r % 4)
+//    puts those 8 chunks in 8 different slots.
+template <class T, int Rows, int Cols, bool Pairs = false>
+struct SwizzledTile {
+  static constexpr int kRows = Rows, kCols = Cols;
+  static constexpr int kChunkElems = 16 / int(sizeof(T));
+  static constexpr int kChunks = Cols / kChunkElems;  // per row
+  static constexpr int kElems = Rows * Cols;
+  static_assert(Cols % kChunkElems == 0, "rows are whole 16-byte chunks");
+  static_assert(!Pairs || kChunks >= 8, "the pair swizzle needs rows of at least 128 bytes");
+
+  __device__ __forceinline__ static int chunk_xor(int r) {
+    if constexpr (Pairs) {
+      return (r % 4) * 2;
+    } else {
+      constexpr int kRowsPerLine = kChunks >= 8 ? 1 : 8 / kChunks;
+      constexpr int kSpan = kChunks >= 8 ? 8 : kChunks;
+      return (r / kRowsPerLine) % kSpan;
+    }
+  }
+  // Element offset of (r, c).
+  __device__ __forceinline__ static int offset(int r, int c) {
+    return r * Cols + ((c / kChunkElems) ^ chunk_xor(r)) * kChunkElems + c % kChunkElems;
+  }
+};
+
+// Copies the Tile-sized block at src (row stride ld) into `tile` with
+// cp.async, zero-filling rows >= rows and columns >= cols (partial chunks
+// included), so tails need no other code. Needs src rows 16-byte aligned;
+// base is any valid address, used where nothing is read.
+template <class Tile, int Threads, class T>
+__device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t ld, int rows, int cols, const T* base,
+                                                int tid) {
+  constexpr int kTotal = Tile::kRows * Tile::kChunks;
+#pragma unroll
+  for (int i = 0; i < (kTotal + Threads - 1) / Threads; ++i) {
+    const int c = tid + i * Threads;
+    if (kTotal % Threads == 0 || c < kTotal) {
+      const int r = c / Tile::kChunks, col = c % Tile::kChunks * Tile::kChunkElems;
+      const int valid = r < rows ? min(max(cols - col, 0), Tile::kChunkElems) : 0;
+      cp_async16(tile + Tile::offset(r, col), valid > 0 ? src + r * ld + col : base, valid * int(sizeof(T)));
+    }
+  }
+}
+
+// The fragment registers of a 16 (m or n) x one-mma-k block at (mn0, k0)
+// of a tile: r0..r3 = blocks (mn 0-7, k-half 0), (mn 8-15, k-half 0),
+// (mn 0-7, k-half 1), (mn 8-15, k-half 1). For A that is a0..a3; for B it
+// is two n8 fragments, (r0, r2) and (r1, r3).
+// KContig: the tile is stored [mn][k] (A with op N, B with op T), else [k][mn].
+template <class Tile, bool KContig, class T>
+__device__ __forceinline__ void load_fragment(uint32_t (&r)[4], const T* tile, int mn0, int k0, int lane) {
+  constexpr int kHalf = Tile::kChunkElems;  // k-half: one 16-byte chunk
+  const int q = lane / 8, i = lane % 8;
+  if constexpr (KContig) {
+    ldmatrix_x4<false>(r, tile + Tile::offset(mn0 + (q & 1) * 8 + i, k0 + (q >> 1) * kHalf));
+  } else if constexpr (sizeof(T) == 2) {
+    ldmatrix_x4<true>(r, tile + Tile::offset(k0 + (q >> 1) * 8 + i, mn0 + (q & 1) * 8));
+  } else {
+    // 32-bit k-major: ldmatrix cannot transpose 32-bit elements; read them one by one.
+    const int g = lane / 4, t = lane % 4;
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      r[b] = __float_as_uint(tile[Tile::offset(k0 + t + (b >> 1) * kHalf, mn0 + g + (b & 1) * 8)]);
+    }
+  }
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int b = 0; b < 4; ++b) r[b] = to_tf32(r[b]);
+  }
+}
+
+// What the tensor-core kernels take: the validated call with typed A and B.
+template <class T>
+struct TcParams {
+  const T* A;
+  const T* B;
+  void* C;          // T, or float when c_f32
+  int64_t m, n, k, lda, ldb, ldc;
+  float alpha, beta;
+  bool c_f32;       // C is FP32 (else T)
+  bool c_pairs;     // C and ldc allow 2-element vector accesses
+};
+
+template <class T>
+struct Pair;
+template <>
+struct Pair<float> { using type = float2; };
+template <>
+struct Pair<__half> { using type = __half2; };
+template <>
+struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
+
+// C(i, j..j+1) = alpha * (v0, v1) + beta * C(i, j..j+1) for the columns
+// inside n, rounded once to C's type CT; beta == 0 does not read C.
+template <class CT, class P>
+__device__ __forceinline__ void store_pair(const P& p, int64_t i, int64_t j, float v0, float v1) {
+  CT* c = static_cast<CT*>(p.C) + i * p.ldc + j;
+  v0 *= p.alpha, v1 *= p.alpha;
+  if (p.c_pairs && j + 1 < p.n) {
+    using V = typename Pair<CT>::type;
+    if (p.beta != 0.0f) {
+      const V old = *reinterpret_cast<const V*>(c);
+      v0 += p.beta * to_float(old.x), v1 += p.beta * to_float(old.y);
+    }
+    V out;
+    out.x = from_float<CT>(v0), out.y = from_float<CT>(v1);
+    *reinterpret_cast<V*>(c) = out;
+    return;
+  }
+  if (j < p.n) c[0] = from_float<CT>(p.beta != 0.0f ? v0 + p.beta * to_float(c[0]) : v0);
+  if (j + 1 < p.n) c[1] = from_float<CT>(p.beta != 0.0f ? v1 + p.beta * to_float(c[1]) : v1);
+}
+
+}  // namespace tessel::device

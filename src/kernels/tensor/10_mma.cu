@@ -1,0 +1,152 @@
+// Step 10: mma.sync tensor-core GEMM with ldmatrix and a multistage cp.async pipeline.
+//
+// What changes over step 09 (WMMA):
+//  - The warp-level instruction is PTX mma.sync (m16n8k16 for f16/bf16,
+//    m16n8k8 for tf32) instead of the opaque wmma fragments, so we choose
+//    the register layout and can feed it with ldmatrix: one instruction
+//    loads four 8x8 blocks straight into fragment registers (and .trans
+//    transposes 16-bit blocks on the way, so every op pair reads its tiles
+//    as stored: no transposing copies, no element-wise shared stores).
+//  - Global -> shared copies are cp.async, 16 bytes each, Stages k-slices
+//    in flight: the copies of slice kt + Stages - 1 run while the tensor
+//    cores work on slice kt. The SMs need no registers and no instructions
+//    to stage data, and one __syncthreads per slice suffices.
+//  - Shared tiles are XOR-swizzled by 16-byte chunk (device::SwizzledTile)
+//    instead of padded: ldmatrix and the cp.async stores hit 32 distinct
+//    banks and no shared memory is wasted.
+//  - Tails cost nothing on full tiles: cp.async's source size zero-fills
+//    rows past m/n and columns past k (partial chunks too), and only the
+//    epilogue checks bounds.
+//  - A 1D grid walks tiles in groups of block-rows (device::grouped_tile)
+//    so that blocks running together share panels of A and B in L2.
+//
+// Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (the
+// registry's alignment); C takes any alignment (2-element vector stores
+// when C and ldc allow).
+#include <algorithm>
+
+#include "device/common.cuh"
+#include "device/mma.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/tensor/configs.hpp"
+
+namespace tessel::impl {
+namespace {
+
+template <class Cfg, class T, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(device::TcParams<T> p) {
+  using device::Mma;
+  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, WM = Cfg::kWM, WN = Cfg::kWN, S = Cfg::kStages;
+  constexpr int BK = Cfg::kKBytes / int(sizeof(T));
+  constexpr int kMmaK = Mma<T>::kK, FM = WM / 16, FN = WN / 16;
+  constexpr bool k32 = sizeof(T) == 4;
+  // Tiles as stored: A is [BM][BK] for op N, [BK][BM] for op T; B is [BK][BN] for op N, [BN][BK] for op T.
+  using TileA = device::SwizzledTile<T, TA ? BK : BM, TA ? BM : BK, TA && k32>;
+  using TileB = device::SwizzledTile<T, TB ? BN : BK, TB ? BK : BN, !TB && k32>;
+
+  extern __shared__ uint4 smem[];
+  T* sA = reinterpret_cast<T*>(smem);
+  T* sB = sA + S * TileA::kElems;
+
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  int bm, bn;
+  device::grouped_tile<Cfg::kGroup>(blockIdx.x, int(device::ceil_div(p.m, BM)), int(device::ceil_div(p.n, BN)), bm, bn);
+  const int64_t i0 = int64_t(bm) * BM, j0 = int64_t(bn) * BN;
+  const int wm0 = warp / Cfg::kWarpsN * WM, wn0 = warp % Cfg::kWarpsN * WN;
+  const int rows_m = int(std::min<int64_t>(p.m - i0, BM)), cols_n = int(std::min<int64_t>(p.n - j0, BN));
+
+  // Enqueue the copies of k-slice kt into stage s.
+  auto load_slice = [&](int s, int64_t kt) {
+    const int64_t k0 = kt * BK;
+    const int depth = int(std::min<int64_t>(p.k - k0, BK));
+    if constexpr (TA) {
+      device::load_tile_async<TileA, Cfg::kThreads>(sA + s * TileA::kElems, p.A + k0 * p.lda + i0, p.lda, depth, rows_m, p.A, tid);
+    } else {
+      device::load_tile_async<TileA, Cfg::kThreads>(sA + s * TileA::kElems, p.A + i0 * p.lda + k0, p.lda, rows_m, depth, p.A, tid);
+    }
+    if constexpr (TB) {
+      device::load_tile_async<TileB, Cfg::kThreads>(sB + s * TileB::kElems, p.B + j0 * p.ldb + k0, p.ldb, cols_n, depth, p.B, tid);
+    } else {
+      device::load_tile_async<TileB, Cfg::kThreads>(sB + s * TileB::kElems, p.B + k0 * p.ldb + j0, p.ldb, depth, cols_n, p.B, tid);
+    }
+  };
+
+  float acc[FM][2 * FN][4] = {};
+  const int64_t slices = device::ceil_div(p.k, BK);
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < slices) load_slice(s, s);
+    device::cp_async_commit();
+  }
+  for (int64_t kt = 0; kt < slices; ++kt) {
+    device::cp_async_wait<S - 2>();  // slice kt has landed (for this thread) ...
+    __syncthreads();                 // ... for every thread, and slice kt - 1 is no longer read
+    if (kt + S - 1 < slices) load_slice(int((kt + S - 1) % S), kt + S - 1);
+    device::cp_async_commit();
+
+    const T* a = sA + int(kt % S) * TileA::kElems;
+    const T* b = sB + int(kt % S) * TileB::kElems;
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += kMmaK) {
+      uint32_t fa[FM][4], fb[FN][4];
+#pragma unroll
+      for (int i = 0; i < FM; ++i) device::load_fragment<TileA, !TA>(fa[i], a, wm0 + i * 16, kk, lane);
+#pragma unroll
+      for (int j = 0; j < FN; ++j) device::load_fragment<TileB, TB>(fb[j], b, wn0 + j * 16, kk, lane);
+#pragma unroll
+      for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < 2 * FN; ++j) Mma<T>::run(acc[i][j], fa[i], fb[j / 2][j % 2], fb[j / 2][j % 2 + 2]);
+    }
+  }
+
+  // Epilogue: thread holds (row g, cols 2t, 2t+1) and (row g + 8, same cols) of each 16x8 tile.
+  const int g = lane / 4, t = lane % 4;
+  auto store = [&](auto c_type) {
+    using CT = decltype(c_type);
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < 2 * FN; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = i0 + wm0 + i * 16 + g + 8 * h, col = j0 + wn0 + j * 8 + 2 * t;
+          if (row < p.m) device::store_pair<CT>(p, row, col, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+  };
+  if (p.c_f32) {
+    store(float{});
+  } else {
+    store(T{});
+  }
+}
+
+}  // namespace
+
+template <class Cfg>
+cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
+  const size_t c_size = size_of(a.precision.c);
+  const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * c_size) == 0;
+  const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
+  if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
+  return device::with_type(a.precision.ab, [&](auto t) {
+    using T = decltype(t);
+    const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
+                                a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+      auto kernel = mma_kernel<Cfg, T, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+          err != cudaSuccess) {
+        return err;
+      }
+      kernel<<<unsigned(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
+      return cudaGetLastError();
+    });
+  });
+}
+
+template cudaError_t launch_mma<Mma128x256>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64>(const GemmArgs&, cudaStream_t);
+
+}  // namespace tessel::impl

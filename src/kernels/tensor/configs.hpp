@@ -1,0 +1,32 @@
+// Every tile parameter of the tensor-core kernels (steps 09 and 10), in one place.
+#pragma once
+
+namespace tessel::impl {
+
+// Step 09, WMMA: a BM x BN block tile, BK-deep k-slices, warps of WM x WN
+// made of 16x16 fragments, shared rows padded by 16 bytes against bank conflicts.
+struct WmmaConfig {
+  static constexpr int kBM = 128, kBN = 128, kBK = 32;
+  static constexpr int kWM = 64, kWN = 32;
+  static constexpr int kThreads = (kBM / kWM) * (kBN / kWN) * 32;
+};
+
+// Step 10, mma.sync: BM x BN block tile, warps of WM x WN (m16n8 mma
+// tiles), k-slices of KBytes bytes per row (32 f16/bf16 or 16 tf32
+// values for 64), Stages slices in flight, MinBlocks blocks per SM.
+template <int BM, int BN, int WM, int WN, int Stages, int MinBlocks, int KBytes = 64>
+struct MmaConfig {
+  static constexpr int kBM = BM, kBN = BN, kWM = WM, kWN = WN, kStages = Stages, kMinBlocks = MinBlocks;
+  static constexpr int kKBytes = KBytes;
+  static constexpr int kWarpsN = BN / WN;
+  static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+  static constexpr int kSmemBytes = Stages * (BM + BN) * KBytes;
+  static constexpr int kGroup = 8;  // block-rows per L2 group (device::grouped_tile)
+  static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "warp tiles of 16x16 mma pairs");
+};
+
+using Mma128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;  // 8 warps, 96 KB shared
+using Mma128x128 = MmaConfig<128, 128, 64, 64, 4, 2>;  // 4 warps, 64 KB shared
+using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;      // 4 warps, 32 KB shared: small outputs
+
+}  // namespace tessel::impl
