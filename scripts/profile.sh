@@ -2,14 +2,19 @@
 # Profiles one kernel with Nsight Compute on a square (or MxNxK) problem and
 # prints the metrics the worklog cites: FMA-pipe and issue utilisation,
 # achieved occupancy, warp stall reasons, shared-memory bank conflicts.
-#   scripts/profile.sh BUILD_DIR KERNEL [M N K] [OPS]
+#   scripts/profile.sh BUILD_DIR KERNEL [M N K] [OPS] [DTYPE]
 set -euo pipefail
-build=$1 kernel=$2 m=${3:-4096} n=${4:-${3:-4096}} k=${5:-${3:-4096}} ops=${6:-NN}
+build=$1 kernel=$2 m=${3:-4096} n=${4:-${3:-4096}} k=${5:-${3:-4096}} ops=${6:-NN} dtype=${7:-}
 metrics=(
   gpu__time_duration.sum
   sm__throughput.avg.pct_of_peak_sustained_elapsed
   sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active
   sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+  sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+  sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active
+  l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum
+  l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed
+  lts__throughput.avg.pct_of_peak_sustained_elapsed
   smsp__issue_active.avg.pct_of_peak_sustained_active
   sm__warps_active.avg.pct_of_peak_sustained_active
   launch__registers_per_thread
@@ -31,5 +36,5 @@ metrics=(
 )
 IFS=,
 ncu --clock-control none --metrics "${metrics[*]}" -k regex:'_kernel' -c 1 \
-  "$build/tessel" run --kernel "$kernel" --m "$m" --n "$n" --k "$k" --ops "$ops" --iters 1 2>&1 |
+  "$build/tessel" run --kernel "$kernel" --m "$m" --n "$n" --k "$k" --ops "$ops" --iters 1 ${dtype:+--dtype "$dtype"} 2>&1 |
   grep -vE '^==PROF==|^\s*$' | sed -n '/Section\|----\|[a-z_]*__/p'

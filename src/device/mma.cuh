@@ -123,10 +123,24 @@ struct SwizzledTile {
   }
 };
 
+// A Rows x Cols tile of T stored plainly, each row padded by 16 bytes so
+// that the same column of consecutive rows falls in different banks: the
+// layout WMMA's load_matrix_sync needs (a plain leading dimension).
+template <class T, int Rows, int Cols>
+struct PaddedTile {
+  static constexpr int kRows = Rows, kCols = Cols;
+  static constexpr int kChunkElems = 16 / int(sizeof(T));
+  static constexpr int kChunks = Cols / kChunkElems;
+  static constexpr int kLd = Cols + kChunkElems;  // leading dimension in elements
+  static constexpr int kElems = Rows * kLd;
+  static_assert(Cols % kChunkElems == 0, "rows are whole 16-byte chunks");
+  __device__ __forceinline__ static int offset(int r, int c) { return r * kLd + c; }
+};
+
 // Copies the Tile-sized block at src (row stride ld) into `tile` with
 // cp.async, zero-filling rows >= rows and columns >= cols (partial chunks
 // included), so tails need no other code. Needs src rows 16-byte aligned;
-// base is any valid address, used where nothing is read.
+// base is any valid address, used where nothing is read. Tile: SwizzledTile or PaddedTile.
 template <class Tile, int Threads, class T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t ld, int rows, int cols, const T* base,
                                                 int tid) {
@@ -209,6 +223,17 @@ __device__ __forceinline__ void store_pair(const P& p, int64_t i, int64_t j, flo
   }
   if (j < p.n) c[0] = from_float<CT>(p.beta != 0.0f ? v0 + p.beta * to_float(c[0]) : v0);
   if (j + 1 < p.n) c[1] = from_float<CT>(p.beta != 0.0f ? v1 + p.beta * to_float(c[1]) : v1);
+}
+
+// Element-wise version of load_tile_async for operands without alignment:
+// plain loads and shared stores (synchronous), zeros outside rows x cols.
+template <class Tile, int Threads, class T>
+__device__ __forceinline__ void load_tile_elementwise(T* tile, const T* src, int64_t ld, int rows, int cols, int tid) {
+  constexpr int kTotal = Tile::kRows * Tile::kCols;
+  for (int e = tid; e < kTotal; e += Threads) {
+    const int r = e / Tile::kCols, c = e % Tile::kCols;
+    tile[Tile::offset(r, c)] = r < rows && c < cols ? src[r * ld + c] : from_float<T>(0.0f);
+  }
 }
 
 }  // namespace tessel::device

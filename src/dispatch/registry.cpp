@@ -37,11 +37,14 @@ std::vector<Precision> tensor_precisions(DType ab) {
   return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
 }
 
-// Step 09 for one input type: no alignment needs.
+// Step 09 for one input type: A and B in 16-byte units when Aligned, else no alignment needs.
+template <bool Aligned>
 KernelEntry wmma(const char* name, DType ab, const char* summary) {
   using Cfg = impl::WmmaConfig;
-  KernelInfo info{name, 9, summary, tensor_precisions(ab), kSm80, 1, 1, kAnyShape, Cfg::kBM, Cfg::kBN};
-  return {info, impl::launch_wmma, 1};
+  const int align = Aligned ? int(16 / size_of(ab)) : 1;
+  KernelInfo info{name, 9, summary, tensor_precisions(ab), kSm80, align, 1, Aligned ? kAbAligned16 : kAnyShape,
+                  Cfg::kBM, Cfg::kBN};
+  return {info, impl::launch_wmma<Aligned>, 1};
 }
 
 // One configuration of step 10 for one input type: A and B in 16-byte units.
@@ -82,12 +85,16 @@ const std::vector<KernelEntry>& registry() {
                                             "step 08, 64x64 tiles, k split across blocks for small outputs"),
       pipelined<Pipelined64x64, false, true>("pipelined_any_splitk",
                                              "step 08 for unaligned operands, k split across blocks"),
-      wmma("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, f16 inputs"),
-      wmma("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
-      wmma("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),
+      wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),
+      wmma<true>("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
+      wmma<true>("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),
+      wmma<false>("wmma_f16_any", DType::kF16, "step 09 for unaligned operands: element-wise copies"),
+      wmma<false>("wmma_bf16_any", DType::kBF16, "step 09 bf16 for unaligned operands"),
+      wmma<false>("wmma_tf32_any", DType::kF32, "step 09 tf32 for unaligned operands"),
       mma<Mma128x256>("mma_f16", DType::kF16, "mma.sync m16n8k16 + ldmatrix, 4-stage cp.async, swizzled smem, 128x256"),
       mma<Mma128x128>("mma_f16_128x128", DType::kF16, "step 10 f16, 128x128 tiles, 2 blocks per SM"),
       mma<Mma64x64>("mma_f16_64x64", DType::kF16, "step 10 f16, 64x64 tiles for small outputs"),
+      mma<Mma128x256k64>("mma_f16_k64", DType::kF16, "EXPERIMENT k64"),
       mma<Mma128x256>("mma_bf16", DType::kBF16, "step 10 for bf16 inputs, 128x256"),
       mma<Mma128x128>("mma_bf16_128x128", DType::kBF16, "step 10 bf16, 128x128 tiles"),
       mma<Mma64x64>("mma_bf16_64x64", DType::kBF16, "step 10 bf16, 64x64 tiles"),

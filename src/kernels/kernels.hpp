@@ -34,7 +34,9 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
-// Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision; no alignment needs.
+// Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision.
+// Aligned: cp.async copies (A, B 16-byte aligned); else element-wise, no alignment needs.
+template <bool Aligned>
 cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
 // Step 10 (10_mma.cu) for the configurations in kernels/tensor/configs.hpp:
 // ldmatrix + mma.sync with a multistage cp.async pipeline; f16, bf16, tf32.

@@ -4,22 +4,28 @@
 // FFMA per thread but a warp-wide matrix instruction. A warp owns a 64x32
 // piece of the block's 128x128 tile as 4x2 accumulator fragments of 16x16
 // and, per 16-deep (8 for tf32) step of k, loads 4 A and 2 B fragments from
-// shared memory and issues 8 mma_syncs; each one does 16*16*16 multiply-adds
-// on the tensor cores, which run many times the FP32 pipe's rate.
+// shared memory and issues 8 mma_syncs of 16x16x16 multiply-adds each, at
+// many times the FP32 pipe's rate.
 //
-// Block and warp tiling as in steps 05-07 (the seed's v07 kernel); shared
-// rows padded by 16 bytes so that fragment loads of consecutive rows do not
-// fall in the same banks. Unlike the seed it is correct on every shape: the
-// global -> shared copy checks bounds element by element (zeros outside),
-// handles both orientations of each operand, and needs no alignment, and
-// the epilogue goes through a per-warp staging tile in shared memory so
-// that only the elements inside C are written, with alpha/beta in FP32.
-// That element-wise copy is also why it is slow: the next step replaces
-// it with cp.async and ldmatrix.
+// Feeding them keeps what the FP32 ladder learnt (steps 05-08): block and
+// warp tiles, and a multistage pipeline of 16-byte cp.async copies (three
+// k-slices in flight, one __syncthreads per slice). Shared rows are padded
+// by 16 bytes against bank conflicts; WMMA needs a plain leading dimension,
+// so no swizzle. Each operand is copied as stored and read with the
+// fragment layout that matches (col_major for a transposed operand), so no
+// op pair needs a transposing copy.
+//
+// Correct on every shape, unlike the seed's kernel (its users report
+// failures at 4093^3): copies zero-fill rows past m/n and columns past k,
+// and the epilogue goes through a per-warp staging tile so that only
+// elements inside C are written, alpha/beta in FP32, one rounding to C's
+// type. Aligned = false (the "_any" kernels) copies element by element
+// with plain loads instead of cp.async, for operands without 16-byte
+// alignment; the pipeline's structure stays the same.
 #include <mma.h>
 
 #include "device/common.cuh"
-#include "device/types.cuh"
+#include "device/mma.cuh"
 #include "kernels/kernels.hpp"
 #include "kernels/tensor/configs.hpp"
 
@@ -40,25 +46,58 @@ struct WmmaType<float> {  // tf32
   using Frag = wmma::precision::tf32;
 };
 
-template <class T, bool TA, bool TB>
-__global__ void __launch_bounds__(WmmaConfig::kThreads) wmma_kernel(const T* A, const T* B, void* C, int64_t m,
-                                                                    int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                                                                    int64_t ldc, float alpha, float beta, bool c_f32) {
-  using Cfg = WmmaConfig;
-  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, WM = Cfg::kWM, WN = Cfg::kWN;
-  constexpr int kPad = 16 / int(sizeof(T));  // 16 bytes
+template <class Cfg, class T, bool TA, bool TB>
+struct WmmaTiles {
+  static constexpr int kBK = Cfg::kKBytes / int(sizeof(T));
+  // Tiles as stored: A is [BM][BK] for op N, [BK][BM] for op T; B is [BK][BN] for op N, [BN][BK] for op T.
+  using A = device::PaddedTile<T, TA ? kBK : Cfg::kBM, TA ? Cfg::kBM : kBK>;
+  using B = device::PaddedTile<T, TB ? Cfg::kBN : kBK, TB ? kBK : Cfg::kBN>;
+  static constexpr int kStageBytes = (A::kElems + B::kElems) * int(sizeof(T));
+  static constexpr int kSmemBytes = Cfg::kStages * kStageBytes + Cfg::kThreads / 32 * 16 * 16 * 4;
+};
+
+template <class Cfg, class T, bool Aligned, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T> p) {
+  using Tiles = WmmaTiles<Cfg, T, TA, TB>;
+  using TileA = typename Tiles::A;
+  using TileB = typename Tiles::B;
+  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Tiles::kBK, WM = Cfg::kWM, WN = Cfg::kWN, S = Cfg::kStages;
   constexpr int kK = WmmaType<T>::kK, FM = WM / 16, FN = WN / 16;
   using Frag = typename WmmaType<T>::Frag;
+  using LayoutA = std::conditional_t<TA, wmma::col_major, wmma::row_major>;
+  using LayoutB = std::conditional_t<TB, wmma::col_major, wmma::row_major>;
 
-  __shared__ __align__(128) T sA[BM][BK + kPad];  // op(A) tile, m x k
-  __shared__ __align__(128) T sB[BK][BN + kPad];  // op(B) tile, k x n
-  __shared__ __align__(128) float stage[Cfg::kThreads / 32][16 * 16];
+  extern __shared__ __align__(128) uint4 smem[];
+  T* sA = reinterpret_cast<T*>(smem);
+  T* sB = sA + S * TileA::kElems;
+  float* staging = reinterpret_cast<float*>(sB + S * TileB::kElems);
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int bm, bn;
-  device::grouped_tile<8>(blockIdx.x, int(device::ceil_div(m, BM)), int(device::ceil_div(n, BN)), bm, bn);
+  device::grouped_tile<Cfg::kGroup>(blockIdx.x, int(device::ceil_div(p.m, BM)), int(device::ceil_div(p.n, BN)), bm, bn);
   const int64_t i0 = int64_t(bm) * BM, j0 = int64_t(bn) * BN;
   const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;
+  const int rows_m = int(std::min<int64_t>(p.m - i0, BM)), cols_n = int(std::min<int64_t>(p.n - j0, BN));
+
+  // Copies one operand tile: cp.async when aligned, else element by element.
+  auto copy = [&](auto tile_tag, T* dst, const T* src, int64_t ld, int rows, int cols, const T* base) {
+    using Tile = decltype(tile_tag);
+    if constexpr (Aligned) {
+      device::load_tile_async<Tile, Cfg::kThreads>(dst, src, ld, rows, cols, base, tid);
+    } else {
+      device::load_tile_elementwise<Tile, Cfg::kThreads>(dst, src, ld, rows, cols, tid);
+    }
+  };
+  auto load_slice = [&](int s, int64_t kt) {
+    const int64_t k0 = kt * BK;
+    const int depth = int(std::min<int64_t>(p.k - k0, BK));
+    T* a = sA + s * TileA::kElems;
+    T* b = sB + s * TileB::kElems;
+    if constexpr (TA) copy(TileA{}, a, p.A + k0 * p.lda + i0, p.lda, depth, rows_m, p.A);
+    else copy(TileA{}, a, p.A + i0 * p.lda + k0, p.lda, rows_m, depth, p.A);
+    if constexpr (TB) copy(TileB{}, b, p.B + j0 * p.ldb + k0, p.ldb, cols_n, depth, p.B);
+    else copy(TileB{}, b, p.B + k0 * p.ldb + j0, p.ldb, depth, cols_n, p.B);
+  };
 
   wmma::fragment<wmma::accumulator, 16, 16, kK, float> acc[FM][FN];
 #pragma unroll
@@ -66,33 +105,36 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads) wmma_kernel(const T* A, 
 #pragma unroll
     for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
 
-  for (int64_t k0 = 0; k0 < k; k0 += BK) {
-    // Consecutive threads take consecutive stored elements (coalesced for either op).
-    for (int e = tid; e < BM * BK; e += Cfg::kThreads) {
-      const int r = TA ? e % BM : e / BK, c = TA ? e / BM : e % BK;  // r along m, c along k
-      const int64_t gi = i0 + r, gk = k0 + c;
-      sA[r][c] = gi < m && gk < k ? (TA ? A[gk * lda + gi] : A[gi * lda + gk]) : T(0.0f);
-    }
-    for (int e = tid; e < BK * BN; e += Cfg::kThreads) {
-      const int r = TB ? e % BK : e / BN, c = TB ? e / BK : e % BN;  // r along k, c along n
-      const int64_t gk = k0 + r, gj = j0 + c;
-      sB[r][c] = gk < k && gj < n ? (TB ? B[gj * ldb + gk] : B[gk * ldb + gj]) : T(0.0f);
-    }
+  const int64_t slices = device::ceil_div(p.k, BK);
+#pragma unroll
+  for (int s = 0; s < S - 1; ++s) {
+    if (s < slices) load_slice(s, s);
+    device::cp_async_commit();
+  }
+  for (int64_t kt = 0; kt < slices; ++kt) {
+    device::cp_async_wait<S - 2>();
     __syncthreads();
+    if (kt + S - 1 < slices) load_slice(int((kt + S - 1) % S), kt + S - 1);
+    device::cp_async_commit();
+
+    const T* a = sA + int(kt % S) * TileA::kElems;
+    const T* b = sB + int(kt % S) * TileB::kElems;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += kK) {
-      wmma::fragment<wmma::matrix_a, 16, 16, kK, Frag, wmma::row_major> fa[FM];
-      wmma::fragment<wmma::matrix_b, 16, 16, kK, Frag, wmma::row_major> fb[FN];
+      wmma::fragment<wmma::matrix_a, 16, 16, kK, Frag, LayoutA> fa[FM];
+      wmma::fragment<wmma::matrix_b, 16, 16, kK, Frag, LayoutB> fb[FN];
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
-        wmma::load_matrix_sync(fa[i], &sA[wm0 + i * 16][kk], BK + kPad);
+        const int mi = wm0 + i * 16;
+        wmma::load_matrix_sync(fa[i], a + (TA ? TileA::offset(kk, mi) : TileA::offset(mi, kk)), TileA::kLd);
         if constexpr (sizeof(T) == 4) {
           for (int x = 0; x < fa[i].num_elements; ++x) fa[i].x[x] = wmma::__float_to_tf32(fa[i].x[x]);
         }
       }
 #pragma unroll
       for (int j = 0; j < FN; ++j) {
-        wmma::load_matrix_sync(fb[j], &sB[kk][wn0 + j * 16], BN + kPad);
+        const int nj = wn0 + j * 16;
+        wmma::load_matrix_sync(fb[j], b + (TB ? TileB::offset(nj, kk) : TileB::offset(kk, nj)), TileB::kLd);
         if constexpr (sizeof(T) == 4) {
           for (int x = 0; x < fb[j].num_elements; ++x) fb[j].x[x] = wmma::__float_to_tf32(fb[j].x[x]);
         }
@@ -102,49 +144,62 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads) wmma_kernel(const T* A, 
 #pragma unroll
         for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
     }
-    __syncthreads();
   }
 
-  // Epilogue: each 16x16 accumulator goes through the warp's staging tile;
-  // lanes then write the elements inside C, 8 each.
-  float* st = stage[warp];
+  // Epilogue: each 16x16 accumulator goes through the warp's staging tile
+  // (its own shared memory, not the tiles: no block barrier needed); each
+  // lane then writes 8 elements, two adjacent ones at a time.
+  float* st = staging + warp * 256;
+  auto store = [&](auto c_type) {
+    using CT = decltype(c_type);
 #pragma unroll
-  for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < FM; ++i)
 #pragma unroll
-    for (int j = 0; j < FN; ++j) {
-      wmma::store_matrix_sync(st, acc[i][j], 16, wmma::mem_row_major);
-      __syncwarp();
-      for (int e = lane; e < 256; e += 32) {
-        const int64_t row = i0 + wm0 + i * 16 + e / 16, col = j0 + wn0 + j * 16 + e % 16;
-        if (row >= m || col >= n) continue;
-        const float v = alpha * st[e];
-        if (c_f32) {
-          float* c = static_cast<float*>(C) + row * ldc + col;
-          *c = beta != 0.0f ? v + beta * *c : v;
-        } else {
-          T* c = static_cast<T*>(C) + row * ldc + col;
-          *c = device::from_float<T>(beta != 0.0f ? v + beta * device::to_float(*c) : v);
+      for (int j = 0; j < FN; ++j) {
+        wmma::store_matrix_sync(st, acc[i][j], 16, wmma::mem_row_major);
+        __syncwarp();
+#pragma unroll
+        for (int e = 2 * lane; e < 256; e += 64) {
+          const int64_t row = i0 + wm0 + i * 16 + e / 16, col = j0 + wn0 + j * 16 + e % 16;
+          if (row < p.m) device::store_pair<CT>(p, row, col, st[e], st[e + 1]);
         }
+        __syncwarp();
       }
-      __syncwarp();
-    }
+  };
+  if (p.c_f32) {
+    store(float{});
+  } else {
+    store(T{});
+  }
 }
 
 }  // namespace
 
+template <bool Aligned>
 cudaError_t launch_wmma(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = WmmaConfig;
+  const size_t c_size = size_of(a.precision.c);
+  const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * c_size) == 0;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
   return device::with_type(a.precision.ab, [&](auto t) {
     using T = decltype(t);
+    const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
+                                a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-      wmma_kernel<T, ta, tb><<<unsigned(tiles), Cfg::kThreads, 0, stream>>>(
-          static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc, a.alpha,
-          a.beta, a.precision.c == DType::kF32);
+      constexpr int kSmem = WmmaTiles<Cfg, T, ta, tb>::kSmemBytes;
+      auto kernel = wmma_kernel<Cfg, T, Aligned, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+          err != cudaSuccess) {
+        return err;
+      }
+      kernel<<<unsigned(tiles), Cfg::kThreads, kSmem, stream>>>(p);
       return cudaGetLastError();
     });
   });
 }
+
+template cudaError_t launch_wmma<true>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_wmma<false>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -148,5 +148,6 @@ cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
 template cudaError_t launch_mma<Mma128x256>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma128x128>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma64x64>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x256k64>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

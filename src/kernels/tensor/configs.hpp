@@ -3,12 +3,14 @@
 
 namespace tessel::impl {
 
-// Step 09, WMMA: a BM x BN block tile, BK-deep k-slices, warps of WM x WN
-// made of 16x16 fragments, shared rows padded by 16 bytes against bank conflicts.
+// Step 09, WMMA: a BM x BN block tile, k-slices of KBytes bytes per row
+// (32 f16/bf16 or 16 tf32 values), Stages slices in flight, warps of
+// WM x WN made of 16x16 fragments.
 struct WmmaConfig {
-  static constexpr int kBM = 128, kBN = 128, kBK = 32;
+  static constexpr int kBM = 128, kBN = 128, kKBytes = 64, kStages = 3;
   static constexpr int kWM = 64, kWN = 32;
   static constexpr int kThreads = (kBM / kWM) * (kBN / kWN) * 32;
+  static constexpr int kGroup = 8;  // block-rows per L2 group (device::grouped_tile)
 };
 
 // Step 10, mma.sync: BM x BN block tile, warps of WM x WN (m16n8 mma
@@ -28,5 +30,6 @@ struct MmaConfig {
 using Mma128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;  // 8 warps, 96 KB shared
 using Mma128x128 = MmaConfig<128, 128, 64, 64, 4, 2>;  // 4 warps, 64 KB shared
 using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;      // 4 warps, 32 KB shared: small outputs
+using Mma128x256k64 = MmaConfig<128, 256, 64, 64, 3, 1, 128>;  // EXPERIMENT: 128-byte k-slices
 
 }  // namespace tessel::impl
