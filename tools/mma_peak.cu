@@ -5,9 +5,10 @@
 // every SM sub-partition. What it reaches is the most any mma.sync kernel
 // (step 10) can reach here; it says nothing of wgmma, which Hopper's
 // cuBLAS uses and which this instruction cannot match on sm_90.
-//   tessel_mma_peak [seconds-per-type, default 1]
+//   tessel_mma_peak [seconds-per-type, default 1] [warps per SM: 4, 8, 16 or 32 (default)]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -41,9 +42,9 @@ __global__ void __launch_bounds__(256) peak_kernel(int iters, float* sink) {
 }
 
 template <class T>
-double measure(const char* name, int sms, float* sink, double seconds) {
-  constexpr int kThreads = 256;
-  const int blocks = sms * 4;  // 32 warps per SM
+double measure(const char* name, int sms, int warps_per_sm, float* sink, double seconds) {
+  const int kThreads = 32 * std::min(warps_per_sm, 8);
+  const int blocks = sms * std::max(1, warps_per_sm / 8);
   int iters = 1024;
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
@@ -61,8 +62,8 @@ double measure(const char* name, int sms, float* sink, double seconds) {
   }
   const double flops = 2.0 * 16 * 8 * Mma<T>::kK * kChains * double(iters) * blocks * (kThreads / 32);
   const double tflops = flops / (ms * 1e-3) / 1e12;
-  std::printf("%-5s mma.sync m16n8k%-2d FP32 accumulate: %8.1f TFLOP/s  (%d iterations, %.1f ms)\n", name, Mma<T>::kK,
-              tflops, iters, ms);
+  std::printf("%-5s mma.sync m16n8k%-2d FP32 accumulate, %2d warps/SM: %8.1f TFLOP/s  (%d iterations, %.1f ms)\n", name,
+              Mma<T>::kK, warps_per_sm, tflops, iters, ms);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   return tflops;
@@ -72,6 +73,11 @@ double measure(const char* name, int sms, float* sink, double seconds) {
 
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+  const int warps = argc > 2 ? std::atoi(argv[2]) : 32;
+  if (warps != 4 && warps != 8 && warps != 16 && warps != 32) {
+    std::fprintf(stderr, "error: warps per SM must be 4, 8, 16 or 32 (got '%s')\n", argv[2]);
+    return 2;
+  }
   int device = 0, sms = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
@@ -81,11 +87,11 @@ int main(int argc, char** argv) {
   sms = prop.multiProcessorCount;
   float* sink = nullptr;
   cudaMalloc(&sink, 256 * sizeof(float));
-  std::printf("%s, %d SMs: register-only mma.sync throughput, %d independent chains per warp, 32 warps per SM\n",
-              prop.name, sms, kChains);
-  measure<__half>("f16", sms, sink, seconds);
-  measure<__nv_bfloat16>("bf16", sms, sink, seconds);
-  measure<float>("tf32", sms, sink, seconds);
+  std::printf("%s, %d SMs: register-only mma.sync throughput, %d independent chains per warp\n", prop.name, sms,
+              kChains);
+  measure<__half>("f16", sms, warps, sink, seconds);
+  measure<__nv_bfloat16>("bf16", sms, warps, sink, seconds);
+  measure<float>("tf32", sms, warps, sink, seconds);
   const cudaError_t err = cudaDeviceSynchronize();
   cudaFree(sink);
   if (err != cudaSuccess) {

@@ -145,6 +145,20 @@ template <class Tile, int Threads, class T>
 __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t ld, int rows, int cols, const T* base,
                                                 int tid) {
   constexpr int kTotal = Tile::kRows * Tile::kChunks;
+  // Full tiles (all but the edges) take a short path: each thread's chunks
+  // lie kStep rows apart in one column, so one pointer and one stride serve.
+  constexpr bool kRegular = kTotal % Threads == 0 && Threads % Tile::kChunks == 0;
+  if constexpr (kRegular) {
+    if (rows == Tile::kRows && cols == Tile::kCols) {
+      constexpr int kStep = Threads / Tile::kChunks;
+      const int r0 = tid / Tile::kChunks, c0 = tid % Tile::kChunks * Tile::kChunkElems;
+      const T* g = src + r0 * ld + c0;
+      const int64_t stride = kStep * ld;
+#pragma unroll
+      for (int i = 0; i < kTotal / Threads; ++i) cp_async16(tile + Tile::offset(r0 + i * kStep, c0), g + i * stride, 16);
+      return;
+    }
+  }
 #pragma unroll
   for (int i = 0; i < (kTotal + Threads - 1) / Threads; ++i) {
     const int c = tid + i * Threads;
@@ -155,6 +169,32 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t l
     }
   }
 }
+
+// Where one lane's ldmatrix reads the fragments of a warp's Frags x 16
+// (m or n) strip at each of the Steps mma-deep k-steps of a tile, computed
+// once before the main loop. The swizzle's XOR depends on the row within
+// 8, which is the lane's, so one of the two indices enters as a constant:
+//  - KContig ([mn][k]): the XOR'd chunk depends on the k-step only, and
+//    fragment f is 16 rows further: off[step] + f * 16 * Cols;
+//  - [k][mn]: the XOR'd chunk depends on the fragment only, and k-step s
+//    is s * kMmaK rows further: off[f] + s * kMmaK * Cols.
+template <class Tile, bool KContig, int Frags, int Steps, int kMmaK>
+struct FragmentOffsets {
+  static constexpr int kN = KContig ? Steps : Frags;
+  int off[kN];
+  __device__ __forceinline__ FragmentOffsets(int mn0, int lane) {
+    constexpr int kHalf = Tile::kChunkElems;
+    const int q = lane / 8, i = lane % 8;
+#pragma unroll
+    for (int x = 0; x < kN; ++x) {
+      off[x] = KContig ? Tile::offset(mn0 + (q & 1) * 8 + i, x * kMmaK + (q >> 1) * kHalf)
+                       : Tile::offset((q >> 1) * 8 + i, mn0 + x * 16 + (q & 1) * 8);
+    }
+  }
+  __device__ __forceinline__ int at(int f, int step) const {
+    return KContig ? off[step] + f * 16 * Tile::kCols : off[f] + step * kMmaK * Tile::kCols;
+  }
+};
 
 // The fragment registers of a 16 (m or n) x one-mma-k block at (mn0, k0)
 // of a tile: r0..r3 = blocks (mn 0-7, k-half 0), (mn 8-15, k-half 0),
@@ -177,6 +217,17 @@ __device__ __forceinline__ void load_fragment(uint32_t (&r)[4], const T* tile, i
       r[b] = __float_as_uint(tile[Tile::offset(k0 + t + (b >> 1) * kHalf, mn0 + g + (b & 1) * 8)]);
     }
   }
+  if constexpr (sizeof(T) == 4) {
+#pragma unroll
+    for (int b = 0; b < 4; ++b) r[b] = to_tf32(r[b]);
+  }
+}
+
+// The same through precomputed offsets (FragmentOffsets), where ldmatrix can
+// read the tile: any 16-bit tile, and 32-bit tiles stored [mn][k].
+template <bool KContig, class T>
+__device__ __forceinline__ void load_fragment_at(uint32_t (&r)[4], const T* p) {
+  ldmatrix_x4<!KContig>(r, p);
   if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int b = 0; b < 4; ++b) r[b] = to_tf32(r[b]);

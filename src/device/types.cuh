@@ -22,6 +22,14 @@ __device__ __forceinline__ __half from_float<__half>(float x) { return __float2h
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// The CUDA type of a DType known at compile time.
+template <DType D>
+struct CudaType { using type = float; };
+template <>
+struct CudaType<DType::kF16> { using type = __half; };
+template <>
+struct CudaType<DType::kBF16> { using type = __nv_bfloat16; };
+
 // Calls f(T{}) with T the CUDA type of dtype: one instantiation per type.
 template <class F>
 auto with_type(DType dtype, F&& f) {

@@ -48,11 +48,11 @@ KernelEntry wmma(const char* name, DType ab, const char* summary) {
 }
 
 // One configuration of step 10 for one input type: A and B in 16-byte units.
-template <class Cfg>
-KernelEntry mma(const char* name, DType ab, const char* summary) {
-  const int align = int(16 / size_of(ab));
-  KernelInfo info{name, 10, summary, tensor_precisions(ab), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
-  return {info, impl::launch_mma<Cfg>, Cfg::kMinBlocks};
+template <class Cfg, DType AB>
+KernelEntry mma(const char* name, const char* summary) {
+  const int align = int(16 / size_of(AB));
+  KernelInfo info{name, 10, summary, tensor_precisions(AB), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
+  return {info, impl::launch_mma<Cfg, AB>, Cfg::kMinBlocks};
 }
 
 }  // namespace
@@ -91,16 +91,15 @@ const std::vector<KernelEntry>& registry() {
       wmma<false>("wmma_f16_any", DType::kF16, "step 09 for unaligned operands: element-wise copies"),
       wmma<false>("wmma_bf16_any", DType::kBF16, "step 09 bf16 for unaligned operands"),
       wmma<false>("wmma_tf32_any", DType::kF32, "step 09 tf32 for unaligned operands"),
-      mma<Mma128x256>("mma_f16", DType::kF16, "mma.sync m16n8k16 + ldmatrix, 4-stage cp.async, swizzled smem, 128x256"),
-      mma<Mma128x128>("mma_f16_128x128", DType::kF16, "step 10 f16, 128x128 tiles, 2 blocks per SM"),
-      mma<Mma64x64>("mma_f16_64x64", DType::kF16, "step 10 f16, 64x64 tiles for small outputs"),
-      mma<Mma128x256k64>("mma_f16_k64", DType::kF16, "EXPERIMENT k64"),
-      mma<Mma128x256>("mma_bf16", DType::kBF16, "step 10 for bf16 inputs, 128x256"),
-      mma<Mma128x128>("mma_bf16_128x128", DType::kBF16, "step 10 bf16, 128x128 tiles"),
-      mma<Mma64x64>("mma_bf16_64x64", DType::kBF16, "step 10 bf16, 64x64 tiles"),
-      mma<Mma128x256>("mma_tf32", DType::kF32, "step 10 for f32 inputs as tf32 (m16n8k8), 128x256"),
-      mma<Mma128x128>("mma_tf32_128x128", DType::kF32, "step 10 tf32, 128x128 tiles"),
-      mma<Mma64x64>("mma_tf32_64x64", DType::kF32, "step 10 tf32, 64x64 tiles"),
+      mma<Mma128x256, DType::kF16>("mma_f16", "mma.sync m16n8k16 + ldmatrix, 3-stage cp.async, swizzled smem, 128x256x64"),
+      mma<Mma128x128, DType::kF16>("mma_f16_128x128", "step 10 f16, 128x128 tiles, 2 blocks per SM"),
+      mma<Mma64x64, DType::kF16>("mma_f16_64x64", "step 10 f16, 64x64 tiles for small outputs"),
+      mma<Mma128x256, DType::kBF16>("mma_bf16", "step 10 for bf16 inputs, 128x256x64"),
+      mma<Mma128x128, DType::kBF16>("mma_bf16_128x128", "step 10 bf16, 128x128 tiles"),
+      mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles"),
+      mma<MmaTf32_128x256, DType::kF32>("mma_tf32", "step 10 for f32 inputs as tf32 (m16n8k8), 128x256x16"),
+      mma<Mma128x128, DType::kF32>("mma_tf32_128x128", "step 10 tf32, 128x128 tiles"),
+      mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles"),
   };
   return table;
 }

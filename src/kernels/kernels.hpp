@@ -39,8 +39,9 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 template <bool Aligned>
 cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
 // Step 10 (10_mma.cu) for the configurations in kernels/tensor/configs.hpp:
-// ldmatrix + mma.sync with a multistage cp.async pipeline; f16, bf16, tf32.
-template <class Cfg>
+// ldmatrix + mma.sync with a multistage cp.async pipeline, for inputs of
+// type AB (kF32: tf32 compute); explicitly instantiated in 10_mma.cu.
+template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros

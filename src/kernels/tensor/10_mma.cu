@@ -43,6 +43,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   // Tiles as stored: A is [BM][BK] for op N, [BK][BM] for op T; B is [BK][BN] for op N, [BN][BK] for op T.
   using TileA = device::SwizzledTile<T, TA ? BK : BM, TA ? BM : BK, TA && k32>;
   using TileB = device::SwizzledTile<T, TB ? BN : BK, TB ? BK : BN, !TB && k32>;
+  static_assert(TileA::kChunks >= 8 || !TA, "[k][mn] tiles need rows of >= 128 bytes (FragmentOffsets)");
+  static_assert(TileB::kChunks >= 8 || TB, "[k][mn] tiles need rows of >= 128 bytes (FragmentOffsets)");
 
   extern __shared__ uint4 smem[];
   T* sA = reinterpret_cast<T*>(smem);
@@ -71,6 +73,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
     }
   };
 
+  // ldmatrix reads every tile but 32-bit ones stored [k][mn] (ldmatrix
+  // cannot transpose 32-bit elements: those go element by element).
+  constexpr int kSteps = BK / kMmaK;
+  constexpr bool kLdsmA = !TA || !k32, kLdsmB = TB || !k32;
+  const device::FragmentOffsets<TileA, !TA, FM, kSteps, kMmaK> offA(wm0, lane);
+  const device::FragmentOffsets<TileB, TB, FN, kSteps, kMmaK> offB(wn0, lane);
+
   float acc[FM][2 * FN][4] = {};
   const int64_t slices = device::ceil_div(p.k, BK);
 #pragma unroll
@@ -87,12 +96,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
     const T* a = sA + int(kt % S) * TileA::kElems;
     const T* b = sB + int(kt % S) * TileB::kElems;
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += kMmaK) {
+    for (int step = 0; step < kSteps; ++step) {
       uint32_t fa[FM][4], fb[FN][4];
 #pragma unroll
-      for (int i = 0; i < FM; ++i) device::load_fragment<TileA, !TA>(fa[i], a, wm0 + i * 16, kk, lane);
+      for (int i = 0; i < FM; ++i) {
+        if constexpr (kLdsmA) device::load_fragment_at<!TA>(fa[i], a + offA.at(i, step));
+        else device::load_fragment<TileA, false>(fa[i], a, wm0 + i * 16, step * kMmaK, lane);
+      }
 #pragma unroll
-      for (int j = 0; j < FN; ++j) device::load_fragment<TileB, TB>(fb[j], b, wn0 + j * 16, kk, lane);
+      for (int j = 0; j < FN; ++j) {
+        if constexpr (kLdsmB) device::load_fragment_at<TB>(fb[j], b + offB.at(j, step));
+        else device::load_fragment<TileB, false>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
+      }
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
@@ -123,31 +138,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
 
 }  // namespace
 
-template <class Cfg>
+template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
   const size_t c_size = size_of(a.precision.c);
   const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * c_size) == 0;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
-  if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
-  return device::with_type(a.precision.ab, [&](auto t) {
-    using T = decltype(t);
-    const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
-                                a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
-    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-      auto kernel = mma_kernel<Cfg, T, ta, tb>;
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
-          err != cudaSuccess) {
-        return err;
-      }
-      kernel<<<unsigned(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
-      return cudaGetLastError();
-    });
+  if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
+                              a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+    auto kernel = mma_kernel<Cfg, T, ta, tb>;
+    if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+        err != cudaSuccess) {
+      return err;
+    }
+    kernel<<<unsigned(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
+    return cudaGetLastError();
   });
 }
 
-template cudaError_t launch_mma<Mma128x256>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma128x128>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma64x64>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma128x256k64>(const GemmArgs&, cudaStream_t);
+// The configurations the registry lists (src/dispatch/registry.cpp).
+template cudaError_t launch_mma<Mma128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaTf32_128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kF32>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

