@@ -23,16 +23,17 @@ def render(path: str) -> str:
         f"- reference: {d['reference']}",
         f"- command: `{d['command']}`",
         "",
-        "| kernel | op | m x n x k | median ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS | runs | status |",
-        "|---|---|---|---:|---:|---:|---:|---:|---|",
+        "| kernel | dtype | op | m x n x k | median ms | TFLOP/s | cuBLAS TFLOP/s | % of cuBLAS | runs | status |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in d["results"]:
         shape = f"{r['m']}x{r['n']}x{r['k']}"
+        kernel = r["kernel"] + (f" ({r['ran']})" if r.get("ran") else "")
         if r["status"] == "ok":
-            out.append(f"| {r['kernel']} | {r['opA']}{r['opB']} | {shape} | {r['median_ms']:.4f} | {r['tflops']:.2f} "
+            out.append(f"| {kernel} | {r['dtype']} | {r['opA']}{r['opB']} | {shape} | {r['median_ms']:.4f} | {r['tflops']:.2f} "
                        f"| {r['ref_tflops']:.2f} | {100 * r['ratio']:.1f}% | {r['runs']} | ok |")
         else:
-            out.append(f"| {r['kernel']} | {r['opA']}{r['opB']} | {shape} | - | - | {r['ref_tflops']:.2f} | - | - "
+            out.append(f"| {kernel} | {r['dtype']} | {r['opA']}{r['opB']} | {shape} | - | - | {r['ref_tflops']:.2f} | - | - "
                        f"| {r['status']}: {r['note']} |")
     return "\n".join(out) + "\n"
 
