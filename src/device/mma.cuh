@@ -170,6 +170,17 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t l
   }
 }
 
+// The 8x8 block (16-bit; 8x4 for 32-bit) that register q of a fragment
+// load holds, as (16-row half along m or n, 16-byte half along k). A wants
+// a0..a3 = (0, 0), (1, 0), (0, 1), (1, 1). B wants (0, 0), (0, 1), (1, 0),
+// (1, 1): then each n8 fragment (b0, b1) is a register pair, r0-r1 and
+// r2-r3, which is how HMMA reads it; in A's order the compiler must copy
+// every pair into place, two moves per mma (seen in the SASS).
+template <bool ForB>
+__device__ __forceinline__ int mn_half(int q) { return ForB ? q >> 1 : q & 1; }
+template <bool ForB>
+__device__ __forceinline__ int k_half(int q) { return ForB ? q & 1 : q >> 1; }
+
 // Where one lane's ldmatrix reads the fragments of a warp's Frags x 16
 // (m or n) strip at each of the Steps mma-deep k-steps of a tile, computed
 // once before the main loop. The swizzle's XOR depends on the row within
@@ -178,17 +189,17 @@ __device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t l
 //    fragment f is 16 rows further: off[step] + f * 16 * Cols;
 //  - [k][mn]: the XOR'd chunk depends on the fragment only, and k-step s
 //    is s * kMmaK rows further: off[f] + s * kMmaK * Cols.
-template <class Tile, bool KContig, int Frags, int Steps, int kMmaK>
+template <class Tile, bool KContig, bool ForB, int Frags, int Steps, int kMmaK>
 struct FragmentOffsets {
   static constexpr int kN = KContig ? Steps : Frags;
   int off[kN];
   __device__ __forceinline__ FragmentOffsets(int mn0, int lane) {
     constexpr int kHalf = Tile::kChunkElems;
-    const int q = lane / 8, i = lane % 8;
+    const int q = lane / 8, i = lane % 8, mh = mn_half<ForB>(q), kh = k_half<ForB>(q);
 #pragma unroll
     for (int x = 0; x < kN; ++x) {
-      off[x] = KContig ? Tile::offset(mn0 + (q & 1) * 8 + i, x * kMmaK + (q >> 1) * kHalf)
-                       : Tile::offset((q >> 1) * 8 + i, mn0 + x * 16 + (q & 1) * 8);
+      off[x] = KContig ? Tile::offset(mn0 + mh * 8 + i, x * kMmaK + kh * kHalf)
+                       : Tile::offset(kh * 8 + i, mn0 + x * 16 + mh * 8);
     }
   }
   __device__ __forceinline__ int at(int f, int step) const {
@@ -197,24 +208,23 @@ struct FragmentOffsets {
 };
 
 // The fragment registers of a 16 (m or n) x one-mma-k block at (mn0, k0)
-// of a tile: r0..r3 = blocks (mn 0-7, k-half 0), (mn 8-15, k-half 0),
-// (mn 0-7, k-half 1), (mn 8-15, k-half 1). For A that is a0..a3; for B it
-// is two n8 fragments, (r0, r2) and (r1, r3).
+// of a tile, in the order mn_half/k_half give: for A, a0..a3; for B, two
+// n8 fragments (r0, r1) and (r2, r3).
 // KContig: the tile is stored [mn][k] (A with op N, B with op T), else [k][mn].
-template <class Tile, bool KContig, class T>
+template <class Tile, bool KContig, bool ForB, class T>
 __device__ __forceinline__ void load_fragment(uint32_t (&r)[4], const T* tile, int mn0, int k0, int lane) {
   constexpr int kHalf = Tile::kChunkElems;  // k-half: one 16-byte chunk
   const int q = lane / 8, i = lane % 8;
   if constexpr (KContig) {
-    ldmatrix_x4<false>(r, tile + Tile::offset(mn0 + (q & 1) * 8 + i, k0 + (q >> 1) * kHalf));
+    ldmatrix_x4<false>(r, tile + Tile::offset(mn0 + mn_half<ForB>(q) * 8 + i, k0 + k_half<ForB>(q) * kHalf));
   } else if constexpr (sizeof(T) == 2) {
-    ldmatrix_x4<true>(r, tile + Tile::offset(k0 + (q >> 1) * 8 + i, mn0 + (q & 1) * 8));
+    ldmatrix_x4<true>(r, tile + Tile::offset(k0 + k_half<ForB>(q) * 8 + i, mn0 + mn_half<ForB>(q) * 8));
   } else {
     // 32-bit k-major: ldmatrix cannot transpose 32-bit elements; read them one by one.
     const int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int b = 0; b < 4; ++b) {
-      r[b] = __float_as_uint(tile[Tile::offset(k0 + t + (b >> 1) * kHalf, mn0 + g + (b & 1) * 8)]);
+      r[b] = __float_as_uint(tile[Tile::offset(k0 + t + k_half<ForB>(b) * kHalf, mn0 + g + mn_half<ForB>(b) * 8)]);
     }
   }
   if constexpr (sizeof(T) == 4) {

@@ -111,14 +111,18 @@ __global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T>
     if (s < slices) load_slice(s, s);
     device::cp_async_commit();
   }
+  // Stage being read and stage being written, as counters (not kt % S: a 64-bit modulo).
+  int read = 0, write = S - 1;
   for (int64_t kt = 0; kt < slices; ++kt) {
     device::cp_async_wait<S - 2>();
     __syncthreads();
-    if (kt + S - 1 < slices) load_slice(int((kt + S - 1) % S), kt + S - 1);
+    if (kt + S - 1 < slices) load_slice(write, kt + S - 1);
     device::cp_async_commit();
 
-    const T* a = sA + int(kt % S) * TileA::kElems;
-    const T* b = sB + int(kt % S) * TileB::kElems;
+    const T* a = sA + read * TileA::kElems;
+    const T* b = sB + read * TileB::kElems;
+    read = read == S - 1 ? 0 : read + 1;
+    write = write == S - 1 ? 0 : write + 1;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += kK) {
       wmma::fragment<wmma::matrix_a, 16, 16, kK, Frag, LayoutA> fa[FM];

@@ -77,8 +77,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   // cannot transpose 32-bit elements: those go element by element).
   constexpr int kSteps = BK / kMmaK;
   constexpr bool kLdsmA = !TA || !k32, kLdsmB = TB || !k32;
-  const device::FragmentOffsets<TileA, !TA, FM, kSteps, kMmaK> offA(wm0, lane);
-  const device::FragmentOffsets<TileB, TB, FN, kSteps, kMmaK> offB(wn0, lane);
+  const device::FragmentOffsets<TileA, !TA, false, FM, kSteps, kMmaK> offA(wm0, lane);
+  const device::FragmentOffsets<TileB, TB, true, FN, kSteps, kMmaK> offB(wn0, lane);
 
   float acc[FM][2 * FN][4] = {};
   const int64_t slices = device::ceil_div(p.k, BK);
@@ -87,31 +87,35 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
     if (s < slices) load_slice(s, s);
     device::cp_async_commit();
   }
+  // Stage being read and stage being written, as counters (not kt % S: a 64-bit modulo).
+  int read = 0, write = S - 1;
   for (int64_t kt = 0; kt < slices; ++kt) {
     device::cp_async_wait<S - 2>();  // slice kt has landed (for this thread) ...
     __syncthreads();                 // ... for every thread, and slice kt - 1 is no longer read
-    if (kt + S - 1 < slices) load_slice(int((kt + S - 1) % S), kt + S - 1);
+    if (kt + S - 1 < slices) load_slice(write, kt + S - 1);
     device::cp_async_commit();
 
-    const T* a = sA + int(kt % S) * TileA::kElems;
-    const T* b = sB + int(kt % S) * TileB::kElems;
+    const T* a = sA + read * TileA::kElems;
+    const T* b = sB + read * TileB::kElems;
+    read = read == S - 1 ? 0 : read + 1;
+    write = write == S - 1 ? 0 : write + 1;
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
       uint32_t fa[FM][4], fb[FN][4];
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
         if constexpr (kLdsmA) device::load_fragment_at<!TA>(fa[i], a + offA.at(i, step));
-        else device::load_fragment<TileA, false>(fa[i], a, wm0 + i * 16, step * kMmaK, lane);
+        else device::load_fragment<TileA, false, false>(fa[i], a, wm0 + i * 16, step * kMmaK, lane);
       }
 #pragma unroll
       for (int j = 0; j < FN; ++j) {
         if constexpr (kLdsmB) device::load_fragment_at<TB>(fb[j], b + offB.at(j, step));
-        else device::load_fragment<TileB, false>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
+        else device::load_fragment<TileB, false, true>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
       }
 #pragma unroll
       for (int i = 0; i < FM; ++i)
 #pragma unroll
-        for (int j = 0; j < 2 * FN; ++j) Mma<T>::run(acc[i][j], fa[i], fb[j / 2][j % 2], fb[j / 2][j % 2 + 2]);
+        for (int j = 0; j < 2 * FN; ++j) Mma<T>::run(acc[i][j], fa[i], fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]);
     }
   }
 
