@@ -172,5 +172,10 @@ template cudaError_t launch_mma<Mma64x64, DType::kBF16>(const GemmArgs&, cudaStr
 template cudaError_t launch_mma<MmaTf32_128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma64x64, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaX1, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaX2, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaX3, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaX4, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaX4, DType::kF32>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -35,5 +35,10 @@ using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;      // 4 warps, 32 KB shared:
 // tf32 at 128x256 keeps 64-byte slices: its element-wise [k][mn] fragment
 // reads need registers that 128-byte slices spill.
 using MmaTf32_128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;
+// EXPERIMENTS (temporary)
+using MmaX1 = MmaConfig<128, 256, 64, 64, 4, 1, 128>;
+using MmaX2 = MmaConfig<256, 128, 64, 64, 3, 1, 128>;
+using MmaX3 = MmaConfig<128, 256, 64, 64, 4, 1, 64>;
+using MmaX4 = MmaConfig<128, 128, 64, 64, 3, 2, 128>;
 
 }  // namespace tessel::impl
