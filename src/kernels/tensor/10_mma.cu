@@ -17,6 +17,9 @@
 //  - Tails cost nothing on full tiles: cp.async's source size zero-fills
 //    rows past m/n and columns past k (partial chunks too), and only the
 //    epilogue checks bounds.
+//  - B fragments are loaded so that each n8 fragment's two registers are
+//    a pair (device::mn_half/k_half): HMMA reads its B operand as a
+//    register pair, and any other order costs two moves per mma.
 //  - A 1D grid walks tiles in groups of block-rows (device::grouped_tile)
 //    so that blocks running together share panels of A and B in L2.
 //
@@ -163,19 +166,11 @@ cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
 }
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_mma<Mma128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma64x64, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma64x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaTf32_128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<MmaTf32_128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_mma<Mma64x64, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaX1, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaX2, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaX3, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaX4, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaX4, DType::kF32>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

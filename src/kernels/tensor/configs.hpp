@@ -27,18 +27,16 @@ struct MmaConfig {
   static_assert(BM % WM == 0 && BN % WN == 0 && WM % 16 == 0 && WN % 16 == 0, "warp tiles of 16x16 mma pairs");
 };
 
-// 16-bit inputs: 128-byte k-slices (64 values), 3 in flight, 144 KB shared
-// (measured on H200 at 4096^3 f16: 316 TFLOP/s vs 299 with 64-byte slices x 4).
-using Mma128x256 = MmaConfig<128, 256, 64, 64, 3, 1, 128>;
-using Mma128x128 = MmaConfig<128, 128, 64, 64, 4, 2>;  // 4 warps, 64 KB shared, 2 blocks per SM
-using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;      // 4 warps, 32 KB shared: small outputs
-// tf32 at 128x256 keeps 64-byte slices: its element-wise [k][mn] fragment
-// reads need registers that 128-byte slices spill.
-using MmaTf32_128x256 = MmaConfig<128, 256, 64, 64, 4, 1>;
-// EXPERIMENTS (temporary)
-using MmaX1 = MmaConfig<128, 256, 64, 64, 4, 1, 128>;
-using MmaX2 = MmaConfig<256, 128, 64, 64, 3, 1, 128>;
-using MmaX3 = MmaConfig<128, 256, 64, 64, 4, 1, 64>;
-using MmaX4 = MmaConfig<128, 128, 64, 64, 3, 2, 128>;
+// 16-bit inputs: 128x128 tiles of 4 warps (64x64 each), 128-byte k-slices
+// (64 values), 3 in flight (96 KB), 2 blocks per SM. Measured on the H200
+// (f16, TFLOP/s at 4096^3 / 8192^3): 386 / 417, against 377 / 404 for
+// 128x256 with the same slices, 381 / 411 for 256x128, 374 / 401 for
+// 128x256 with 4 stages, and 329 / 349 for 128x256 with 64-byte slices x 4.
+using Mma128x128 = MmaConfig<128, 128, 64, 64, 3, 2, 128>;
+// tf32: 64-byte slices (16 values) x 4: its element-wise [k][mn] fragment
+// reads need the registers that 128-byte slices take (133 TFLOP/s at
+// 4096^3 against 123 with 128-byte slices and 128 at 128x256).
+using MmaTf32_128x128 = MmaConfig<128, 128, 64, 64, 4, 2, 64>;
+using Mma64x64 = MmaConfig<64, 64, 32, 32, 4, 4>;  // 4 warps, 32 KB shared: small outputs
 
 }  // namespace tessel::impl
