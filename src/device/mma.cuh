@@ -105,6 +105,8 @@ struct SwizzledTile {
   static constexpr int kChunkElems = 16 / int(sizeof(T));
   static constexpr int kChunks = Cols / kChunkElems;  // per row
   static constexpr int kElems = Rows * Cols;
+  static constexpr int kRowStride = Cols;      // elements from one row to the next
+  static constexpr int kPeriod = Pairs ? 4 : 8;  // the XOR repeats every kPeriod rows
   static_assert(Cols % kChunkElems == 0, "rows are whole 16-byte chunks");
   static_assert(!Pairs || kChunks >= 8, "the pair swizzle needs rows of at least 128 bytes");
 
@@ -133,42 +135,82 @@ struct PaddedTile {
   static constexpr int kChunks = Cols / kChunkElems;
   static constexpr int kLd = Cols + kChunkElems;  // leading dimension in elements
   static constexpr int kElems = Rows * kLd;
+  static constexpr int kRowStride = kLd;
+  static constexpr int kPeriod = 1;
   static_assert(Cols % kChunkElems == 0, "rows are whole 16-byte chunks");
   __device__ __forceinline__ static int offset(int r, int c) { return r * kLd + c; }
 };
 
-// Copies the Tile-sized block at src (row stride ld) into `tile` with
-// cp.async, zero-filling rows >= rows and columns >= cols (partial chunks
-// included), so tails need no other code. Needs src rows 16-byte aligned;
-// base is any valid address, used where nothing is read. Tile: SwizzledTile or PaddedTile.
-template <class Tile, int Threads, class T>
-__device__ __forceinline__ void load_tile_async(T* tile, const T* src, int64_t ld, int rows, int cols, const T* base,
-                                                int tid) {
-  constexpr int kTotal = Tile::kRows * Tile::kChunks;
-  // Full tiles (all but the edges) take a short path: each thread's chunks
-  // lie kStep rows apart in one column, so one pointer and one stride serve.
-  constexpr bool kRegular = kTotal % Threads == 0 && Threads % Tile::kChunks == 0;
-  if constexpr (kRegular) {
-    if (rows == Tile::kRows && cols == Tile::kCols) {
-      constexpr int kStep = Threads / Tile::kChunks;
-      const int r0 = tid / Tile::kChunks, c0 = tid % Tile::kChunks * Tile::kChunkElems;
-      const T* g = src + r0 * ld + c0;
-      const int64_t stride = kStep * ld;
-#pragma unroll
-      for (int i = 0; i < kTotal / Threads; ++i) cp_async16(tile + Tile::offset(r0 + i * kStep, c0), g + i * stride, 16);
-      return;
-    }
+// One operand's k-slices, copied one after the other into Tile-shaped
+// stages of shared memory. Async: 16-byte cp.async copies (the operand
+// 16-byte aligned, rows too), zero-filling rows and columns outside the
+// matrix (partial chunks included) so that tails need no other code;
+// otherwise element-wise loads and shared stores for operands without
+// alignment. KRows: the tile's rows run along k ([k][mn]), else its columns.
+//
+// Only a pointer and an offset live in registers across the main loop
+// (the accumulators need the rest): this thread's first chunk of the next
+// slice, advanced one slice per copy. In full tiles — all but the edges —
+// a thread's chunks lie kStep rows apart in one column, so that pointer
+// and one stride serve them all.
+template <class Tile, int Threads, class T, bool KRows, bool Async = true>
+struct SliceCopier {
+  static constexpr int kDepth = KRows ? Tile::kRows : Tile::kCols;  // k values per slice
+  static constexpr int kTotal = Tile::kRows * Tile::kChunks;         // 16-byte chunks per tile
+  static constexpr int kStep = Threads % Tile::kChunks == 0 ? Threads / Tile::kChunks : 1;
+  static constexpr bool kRegular =
+      Async && kTotal % Threads == 0 && Threads % Tile::kChunks == 0 && kStep % Tile::kPeriod == 0;
+
+  const T* next;       // this thread's first chunk of the next slice (full-tile layout)
+  int first;           // ... and its offset in the tile
+
+  // first_slice: the first slice's top-left element.
+  __device__ __forceinline__ SliceCopier(const T* first_slice, int64_t ld, int tid) {
+    const int r0 = tid / Tile::kChunks, c0 = tid % Tile::kChunks * Tile::kChunkElems;
+    next = first_slice + r0 * ld + c0;
+    first = Tile::offset(r0, c0);
   }
+
+  // Enqueues the next slice into `tile` and moves on to the one after.
+  // depth: k values left in it (at most kDepth); extent: rows (KRows:
+  // columns) of the tile inside the matrix; base: any valid address.
+  __device__ __forceinline__ void copy(T* tile, int64_t ld, int depth, int extent, const T* base, int tid) {
+    const int rows = KRows ? depth : extent, cols = KRows ? extent : depth;
+    const int64_t step = KRows ? kDepth * ld : kDepth;
+    if constexpr (kRegular) {
+      if (rows == Tile::kRows && cols == Tile::kCols) {
+        const int64_t stride = kStep * ld;
 #pragma unroll
-  for (int i = 0; i < (kTotal + Threads - 1) / Threads; ++i) {
-    const int c = tid + i * Threads;
-    if (kTotal % Threads == 0 || c < kTotal) {
-      const int r = c / Tile::kChunks, col = c % Tile::kChunks * Tile::kChunkElems;
-      const int valid = r < rows ? min(max(cols - col, 0), Tile::kChunkElems) : 0;
-      cp_async16(tile + Tile::offset(r, col), valid > 0 ? src + r * ld + col : base, valid * int(sizeof(T)));
+        for (int i = 0; i < kTotal / Threads; ++i) {
+          // = Tile::offset(r0 + i * kStep, c0): kStep rows is a whole number of the swizzle's periods
+          cp_async16(tile + first + i * kStep * Tile::kRowStride, next + i * stride, 16);
+        }
+        next += step;
+        return;
+      }
     }
+    // Edge tiles: the slice's top-left element from this thread's first chunk.
+    const int r0 = tid / Tile::kChunks, c0 = tid % Tile::kChunks * Tile::kChunkElems;
+    const T* src = next - (r0 * ld + c0);
+    if constexpr (Async) {
+#pragma unroll
+      for (int i = 0; i < (kTotal + Threads - 1) / Threads; ++i) {
+        const int c = tid + i * Threads;
+        if (kTotal % Threads == 0 || c < kTotal) {
+          const int r = c / Tile::kChunks, col = c % Tile::kChunks * Tile::kChunkElems;
+          const int valid = r < rows ? min(max(cols - col, 0), Tile::kChunkElems) : 0;
+          cp_async16(tile + Tile::offset(r, col), valid > 0 ? src + r * ld + col : base, valid * int(sizeof(T)));
+        }
+      }
+    } else {
+      for (int e = tid; e < Tile::kRows * Tile::kCols; e += Threads) {
+        const int r = e / Tile::kCols, c = e % Tile::kCols;
+        tile[Tile::offset(r, c)] = r < rows && c < cols ? src[r * ld + c] : from_float<T>(0.0f);
+      }
+    }
+    next += step;
   }
-}
+};
 
 // The 8x8 block (16-bit; 8x4 for 32-bit) that register q of a fragment
 // load holds, as (16-row half along m or n, 16-byte half along k). A wants
@@ -284,17 +326,6 @@ __device__ __forceinline__ void store_pair(const P& p, int64_t i, int64_t j, flo
   }
   if (j < p.n) c[0] = from_float<CT>(p.beta != 0.0f ? v0 + p.beta * to_float(c[0]) : v0);
   if (j + 1 < p.n) c[1] = from_float<CT>(p.beta != 0.0f ? v1 + p.beta * to_float(c[1]) : v1);
-}
-
-// Element-wise version of load_tile_async for operands without alignment:
-// plain loads and shared stores (synchronous), zeros outside rows x cols.
-template <class Tile, int Threads, class T>
-__device__ __forceinline__ void load_tile_elementwise(T* tile, const T* src, int64_t ld, int rows, int cols, int tid) {
-  constexpr int kTotal = Tile::kRows * Tile::kCols;
-  for (int e = tid; e < kTotal; e += Threads) {
-    const int r = e / Tile::kCols, c = e % Tile::kCols;
-    tile[Tile::offset(r, c)] = r < rows && c < cols ? src[r * ld + c] : from_float<T>(0.0f);
-  }
 }
 
 }  // namespace tessel::device

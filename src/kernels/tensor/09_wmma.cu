@@ -79,24 +79,16 @@ __global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T>
   const int wm0 = warp / (BN / WN) * WM, wn0 = warp % (BN / WN) * WN;
   const int rows_m = int(std::min<int64_t>(p.m - i0, BM)), cols_n = int(std::min<int64_t>(p.n - j0, BN));
 
-  // Copies one operand tile: cp.async when aligned, else element by element.
-  auto copy = [&](auto tile_tag, T* dst, const T* src, int64_t ld, int rows, int cols, const T* base) {
-    using Tile = decltype(tile_tag);
-    if constexpr (Aligned) {
-      device::load_tile_async<Tile, Cfg::kThreads>(dst, src, ld, rows, cols, base, tid);
-    } else {
-      device::load_tile_elementwise<Tile, Cfg::kThreads>(dst, src, ld, rows, cols, tid);
-    }
-  };
-  auto load_slice = [&](int s, int64_t kt) {
-    const int64_t k0 = kt * BK;
-    const int depth = int(std::min<int64_t>(p.k - k0, BK));
-    T* a = sA + s * TileA::kElems;
-    T* b = sB + s * TileB::kElems;
-    if constexpr (TA) copy(TileA{}, a, p.A + k0 * p.lda + i0, p.lda, depth, rows_m, p.A);
-    else copy(TileA{}, a, p.A + i0 * p.lda + k0, p.lda, rows_m, depth, p.A);
-    if constexpr (TB) copy(TileB{}, b, p.B + j0 * p.ldb + k0, p.ldb, cols_n, depth, p.B);
-    else copy(TileB{}, b, p.B + k0 * p.ldb + j0, p.ldb, depth, cols_n, p.B);
+  // Copies of the k-slices of this block's panels of A and B, in order:
+  // cp.async when aligned, else element by element.
+  device::SliceCopier<TileA, Cfg::kThreads, T, TA, Aligned> copy_a(TA ? p.A + i0 : p.A + i0 * p.lda, p.lda, tid);
+  device::SliceCopier<TileB, Cfg::kThreads, T, !TB, Aligned> copy_b(TB ? p.B + j0 * p.ldb : p.B + j0, p.ldb, tid);
+  int64_t k_left = p.k;  // k values not yet copied
+  auto load_slice = [&](int s) {
+    const int depth = int(std::min<int64_t>(k_left, BK));
+    copy_a.copy(sA + s * TileA::kElems, p.lda, depth, rows_m, p.A, tid);
+    copy_b.copy(sB + s * TileB::kElems, p.ldb, depth, cols_n, p.B, tid);
+    k_left -= BK;
   };
 
   wmma::fragment<wmma::accumulator, 16, 16, kK, float> acc[FM][FN];
@@ -108,7 +100,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T>
   const int64_t slices = device::ceil_div(p.k, BK);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < slices) load_slice(s, s);
+    if (s < slices) load_slice(s);
     device::cp_async_commit();
   }
   // Stage being read and stage being written, as counters (not kt % S: a 64-bit modulo).
@@ -116,7 +108,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T>
   for (int64_t kt = 0; kt < slices; ++kt) {
     device::cp_async_wait<S - 2>();
     __syncthreads();
-    if (kt + S - 1 < slices) load_slice(write, kt + S - 1);
+    if (kt + S - 1 < slices) load_slice(write);
     device::cp_async_commit();
 
     const T* a = sA + read * TileA::kElems;

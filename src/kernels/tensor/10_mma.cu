@@ -60,20 +60,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   const int wm0 = warp / Cfg::kWarpsN * WM, wn0 = warp % Cfg::kWarpsN * WN;
   const int rows_m = int(std::min<int64_t>(p.m - i0, BM)), cols_n = int(std::min<int64_t>(p.n - j0, BN));
 
-  // Enqueue the copies of k-slice kt into stage s.
-  auto load_slice = [&](int s, int64_t kt) {
-    const int64_t k0 = kt * BK;
-    const int depth = int(std::min<int64_t>(p.k - k0, BK));
-    if constexpr (TA) {
-      device::load_tile_async<TileA, Cfg::kThreads>(sA + s * TileA::kElems, p.A + k0 * p.lda + i0, p.lda, depth, rows_m, p.A, tid);
-    } else {
-      device::load_tile_async<TileA, Cfg::kThreads>(sA + s * TileA::kElems, p.A + i0 * p.lda + k0, p.lda, rows_m, depth, p.A, tid);
-    }
-    if constexpr (TB) {
-      device::load_tile_async<TileB, Cfg::kThreads>(sB + s * TileB::kElems, p.B + j0 * p.ldb + k0, p.ldb, cols_n, depth, p.B, tid);
-    } else {
-      device::load_tile_async<TileB, Cfg::kThreads>(sB + s * TileB::kElems, p.B + k0 * p.ldb + j0, p.ldb, depth, cols_n, p.B, tid);
-    }
+  // Copies of the k-slices of this block's panels of A and B, in order.
+  device::SliceCopier<TileA, Cfg::kThreads, T, TA> copy_a(TA ? p.A + i0 : p.A + i0 * p.lda, p.lda, tid);
+  device::SliceCopier<TileB, Cfg::kThreads, T, !TB> copy_b(TB ? p.B + j0 * p.ldb : p.B + j0, p.ldb, tid);
+  int64_t k_left = p.k;  // k values not yet copied
+  auto load_slice = [&](int s) {
+    const int depth = int(std::min<int64_t>(k_left, BK));
+    copy_a.copy(sA + s * TileA::kElems, p.lda, depth, rows_m, p.A, tid);
+    copy_b.copy(sB + s * TileB::kElems, p.ldb, depth, cols_n, p.B, tid);
+    k_left -= BK;
   };
 
   // ldmatrix reads every tile but 32-bit ones stored [k][mn] (ldmatrix
@@ -87,7 +82,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   const int64_t slices = device::ceil_div(p.k, BK);
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < slices) load_slice(s, s);
+    if (s < slices) load_slice(s);
     device::cp_async_commit();
   }
   // Stage being read and stage being written, as counters (not kt % S: a 64-bit modulo).
@@ -95,7 +90,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   for (int64_t kt = 0; kt < slices; ++kt) {
     device::cp_async_wait<S - 2>();  // slice kt has landed (for this thread) ...
     __syncthreads();                 // ... for every thread, and slice kt - 1 is no longer read
-    if (kt + S - 1 < slices) load_slice(write, kt + S - 1);
+    if (kt + S - 1 < slices) load_slice(write);
     device::cp_async_commit();
 
     const T* a = sA + read * TileA::kElems;
