@@ -57,7 +57,7 @@ struct WmmaTiles {
 };
 
 template <class Cfg, class T, bool Aligned, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::kThreads) wmma_kernel(device::TcParams<T> p) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(device::TcParams<T> p) {
   using Tiles = WmmaTiles<Cfg, T, TA, TB>;
   using TileA = typename Tiles::A;
   using TileB = typename Tiles::B;

@@ -10,6 +10,7 @@ struct WmmaConfig {
   static constexpr int kBM = 128, kBN = 128, kKBytes = 64, kStages = 3;
   static constexpr int kWM = 64, kWN = 32;
   static constexpr int kThreads = (kBM / kWM) * (kBN / kWN) * 32;
+  static constexpr int kMinBlocks = 2;  // 2 blocks per SM: at most 128 registers per thread
   static constexpr int kGroup = 8;  // block-rows per L2 group (device::grouped_tile)
 };
 
