@@ -53,6 +53,11 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"run", "--kernel", "smem", "--m", "1", "--n", "2", "--k", "3", "--ops", "NN,TT"}, "one op pair"},
       {{"tune", "--sizes", "12x"}, "bad shape '12x'"},
       {{"tune", "--repeat", "0"}, "--repeat must be >= 1"},
+      {{"bench", "--dtype", "fp16"}, "--dtype 'fp16' is not one of"},
+      {{"verify", "--dtype", "f16:bf16"}, "--dtype 'f16:bf16' is not one of"},
+      {{"bench", "--kernel", "mma_f16", "--dtype", "f32"}, "kernel 'mma_f16' takes none of the --dtype precisions"},
+      {{"verify", "--kernel", "naive", "--dtype", "tf32"}, "kernel 'naive' takes none of the --dtype precisions"},
+      {{"run", "--kernel", "mma_bf16", "--dtype", "f16", "--m", "1", "--n", "1", "--k", "1"}, "takes none of"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.args);
@@ -63,10 +68,19 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
   }
 }
 
+// The precisions --dtype accepts are the ones the library names, and the
+// list shows each kernel's precisions.
+TEST(Cli, ListShowsPrecisions) {
+  const Result r = run({"list"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* p : {"f16,f16:f32", "bf16,bf16:f32", "tf32"}) EXPECT_NE(r.out.find(p), std::string::npos) << p;
+}
+
 TEST(Cli, GpuCommandsSayThereIsNoGpu) {
   if (tessel::harness::gpu_available()) GTEST_SKIP() << "a GPU is visible";
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"info"}, {"bench"}, {"verify", "--kernel", "naive"}, {"run", "--kernel", "naive", "--m", "1", "--n", "1", "--k", "1"}}) {
+           {"info"}, {"bench"}, {"verify", "--kernel", "naive"}, {"run", "--kernel", "naive", "--m", "1", "--n", "1", "--k", "1"},
+           {"bench", "--kernel", "all,auto", "--dtype", "all"}, {"verify", "--kernel", "mma_f16", "--dtype", "f16:f32"}}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, tessel::cli::kExitNoGpu) << args[0];
     EXPECT_NE(r.err.find("no CUDA GPU is visible"), std::string::npos) << r.err;
