@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -67,7 +68,7 @@ std::vector<Precision> parse_dtypes(const std::vector<std::string>& names) {
 bool takes(const std::string& kernel, const Precision& p) {
   if (kernel == kAuto) return true;
   const auto info = find_kernel(kernel);
-  return info && std::find(info->precisions.begin(), info->precisions.end(), p) != info->precisions.end();
+  return info && info->takes(p);
 }
 
 // One kernel at one precision.
@@ -84,14 +85,12 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
   const std::vector<std::string> names = expand_kernels(asked);
   std::vector<Job> jobs;
   if (dtypes.empty()) {
-    std::vector<Precision> order;
-    for (const std::string& k : names) {
-      const Precision p = k == kAuto ? Precision{} : find_kernel(k)->precisions.at(0);
-      if (std::find(order.begin(), order.end(), p) == order.end()) order.push_back(p);
+    std::vector<Job> own;  // each kernel at its first precision
+    for (const std::string& k : names) own.push_back({k, k == kAuto ? Precision{} : find_kernel(k)->precisions.at(0)});
+    for (const Job& first : own) {  // grouped by precision, in order of first appearance
+      const auto same = [&](const Job& j) { return j.precision == first.precision; };
+      if (std::none_of(jobs.begin(), jobs.end(), same)) std::copy_if(own.begin(), own.end(), std::back_inserter(jobs), same);
     }
-    for (const Precision& p : order)
-      for (const std::string& k : names)
-        if ((k == kAuto ? Precision{} : find_kernel(k)->precisions.at(0)) == p) jobs.push_back({k, p});
     return jobs;
   }
   const bool all = std::find(asked.begin(), asked.end(), "all") != asked.end();
@@ -344,7 +343,7 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   // FP32 only: the tuning file's entries are keyed by shape, ops and alignment, not precision.
   int top = 0;
   for (const KernelInfo& k : kernels()) {
-    if (takes(k.name, Precision{})) top = std::max(top, k.ladder_step);
+    if (k.takes(Precision{})) top = std::max(top, k.ladder_step);
   }
   Cublas cublas;
   int failed = 0;
@@ -357,7 +356,7 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
       o.ops = {op};
       o.kernels.clear();
       for (const KernelInfo& k : kernels()) {
-        if (k.ladder_step == top && takes(k.name, Precision{}) && (k.alignment == 1 || aligned)) {
+        if (k.ladder_step == top && k.takes(Precision{}) && (k.alignment == 1 || aligned)) {
           o.kernels.push_back(k.name);
         }
       }

@@ -23,6 +23,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -135,6 +136,11 @@ struct KernelInfo {
   int tile_m = 0, tile_n = 0;  // the block's tile of C
   bool split_k = false;      // splits k across blocks that add into C with atomics:
                              // the last bits of a result may differ from run to run
+
+  // Whether precisions lists p.
+  bool takes(const Precision& p) const {
+    return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
+  }
 };
 
 // All registered kernels, in ladder order.

@@ -133,10 +133,6 @@ Status check_pointers(const GemmArgs& a, int device) {
 
 bool aligned(const void* p, size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
 
-bool takes(const KernelInfo& info, const Precision& p) {
-  return std::find(info.precisions.begin(), info.precisions.end(), p) != info.precisions.end();
-}
-
 std::string precision_list(const KernelInfo& info) {
   std::string s;
   for (const Precision& p : info.precisions) s += (s.empty() ? "" : ", ") + to_string(p);
@@ -146,7 +142,7 @@ std::string precision_list(const KernelInfo& info) {
 // Whether kernel e can take these (validated) arguments on a GPU of compute capability cc.
 Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
-  if (!takes(info, a.precision)) {
+  if (!info.takes(a.precision)) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes precision " + precision_list(info) +
                                            ", not " + to_string(a.precision)};
   }

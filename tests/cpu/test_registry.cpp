@@ -61,7 +61,7 @@ TEST(Registry, TensorCoreKernelsCoverEveryPrecision) {
     ASSERT_TRUE(p) << name;
     bool wmma = false, mma = false;
     for (const auto& k : tessel::kernels()) {
-      const bool takes = std::find(k.precisions.begin(), k.precisions.end(), *p) != k.precisions.end();
+      const bool takes = k.takes(*p);
       wmma |= takes && k.ladder_step == 9 && k.alignment == 1;
       mma |= takes && k.ladder_step == 10;
     }
