@@ -249,41 +249,37 @@ struct FragmentOffsets {
   }
 };
 
-// The fragment registers of a 16 (m or n) x one-mma-k block at (mn0, k0)
-// of a tile, in the order mn_half/k_half give: for A, a0..a3; for B, two
-// n8 fragments (r0, r1) and (r2, r3).
-// KContig: the tile is stored [mn][k] (A with op N, B with op T), else [k][mn].
-template <class Tile, bool KContig, bool ForB, class T>
-__device__ __forceinline__ void load_fragment(uint32_t (&r)[4], const T* tile, int mn0, int k0, int lane) {
-  constexpr int kHalf = Tile::kChunkElems;  // k-half: one 16-byte chunk
-  const int q = lane / 8, i = lane % 8;
-  if constexpr (KContig) {
-    ldmatrix_x4<false>(r, tile + Tile::offset(mn0 + mn_half<ForB>(q) * 8 + i, k0 + k_half<ForB>(q) * kHalf));
-  } else if constexpr (sizeof(T) == 2) {
-    ldmatrix_x4<true>(r, tile + Tile::offset(k0 + k_half<ForB>(q) * 8 + i, mn0 + mn_half<ForB>(q) * 8));
-  } else {
-    // 32-bit k-major: ldmatrix cannot transpose 32-bit elements; read them one by one.
-    const int g = lane / 4, t = lane % 4;
-#pragma unroll
-    for (int b = 0; b < 4; ++b) {
-      r[b] = __float_as_uint(tile[Tile::offset(k0 + t + k_half<ForB>(b) * kHalf, mn0 + g + mn_half<ForB>(b) * 8)]);
-    }
-  }
+// Rounds the four registers of a tf32 fragment from FP32 (a no-op for 16-bit types).
+template <class T>
+__device__ __forceinline__ void round_fragment(uint32_t (&r)[4]) {
   if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int b = 0; b < 4; ++b) r[b] = to_tf32(r[b]);
   }
 }
 
-// The same through precomputed offsets (FragmentOffsets), where ldmatrix can
-// read the tile: any 16-bit tile, and 32-bit tiles stored [mn][k].
+// The fragment registers of a 16 (m or n) x one-mma-k block, in the order
+// mn_half/k_half give (for A, a0..a3; for B, two n8 fragments (r0, r1) and
+// (r2, r3)), through precomputed offsets (FragmentOffsets), where ldmatrix
+// can read the tile: any 16-bit tile, and 32-bit tiles stored [mn][k].
+// KContig: the tile is stored [mn][k] (A with op N, B with op T), else [k][mn].
 template <bool KContig, class T>
 __device__ __forceinline__ void load_fragment_at(uint32_t (&r)[4], const T* p) {
   ldmatrix_x4<!KContig>(r, p);
-  if constexpr (sizeof(T) == 4) {
+  round_fragment<T>(r);
+}
+
+// The same for a 32-bit (tf32) tile stored [k][mn], block at (mn0, k0):
+// ldmatrix cannot transpose 32-bit elements, so they are read one by one.
+template <class Tile, bool ForB>
+__device__ __forceinline__ void load_fragment_kmajor32(uint32_t (&r)[4], const float* tile, int mn0, int k0, int lane) {
+  constexpr int kHalf = Tile::kChunkElems;  // k-half: one 16-byte chunk
+  const int g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int b = 0; b < 4; ++b) r[b] = to_tf32(r[b]);
+  for (int b = 0; b < 4; ++b) {
+    r[b] = __float_as_uint(tile[Tile::offset(k0 + t + k_half<ForB>(b) * kHalf, mn0 + g + mn_half<ForB>(b) * 8)]);
   }
+  round_fragment<float>(r);
 }
 
 // What the tensor-core kernels take: the validated call with typed A and B.
@@ -297,6 +293,15 @@ struct TcParams {
   bool c_f32;       // C is FP32 (else T)
   bool c_pairs;     // C and ldc allow 2-element vector accesses
 };
+
+// The launchers' view of a validated call: typed A and B, and whether C
+// and ldc allow 2-element vector accesses.
+template <class T>
+inline TcParams<T> tc_params(const GemmArgs& a) {
+  const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * size_of(a.precision.c)) == 0;
+  return {static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
+          a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+}
 
 template <class T>
 struct Pair;

@@ -46,6 +46,14 @@ struct WmmaType<float> {  // tf32
   using Frag = wmma::precision::tf32;
 };
 
+// tf32 fragments are loaded as FP32 values and rounded in place; 16-bit ones are used as loaded.
+template <class T, class Fragment>
+__device__ __forceinline__ void round_to_tf32(Fragment& f) {
+  if constexpr (sizeof(T) == 4) {
+    for (int x = 0; x < f.num_elements; ++x) f.x[x] = wmma::__float_to_tf32(f.x[x]);
+  }
+}
+
 template <class Cfg, class T, bool TA, bool TB>
 struct WmmaTiles {
   static constexpr int kBK = Cfg::kKBytes / int(sizeof(T));
@@ -123,17 +131,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(de
       for (int i = 0; i < FM; ++i) {
         const int mi = wm0 + i * 16;
         wmma::load_matrix_sync(fa[i], a + (TA ? TileA::offset(kk, mi) : TileA::offset(mi, kk)), TileA::kLd);
-        if constexpr (sizeof(T) == 4) {
-          for (int x = 0; x < fa[i].num_elements; ++x) fa[i].x[x] = wmma::__float_to_tf32(fa[i].x[x]);
-        }
+        round_to_tf32<T>(fa[i]);
       }
 #pragma unroll
       for (int j = 0; j < FN; ++j) {
         const int nj = wn0 + j * 16;
         wmma::load_matrix_sync(fb[j], b + (TB ? TileB::offset(nj, kk) : TileB::offset(kk, nj)), TileB::kLd);
-        if constexpr (sizeof(T) == 4) {
-          for (int x = 0; x < fb[j].num_elements; ++x) fb[j].x[x] = wmma::__float_to_tf32(fb[j].x[x]);
-        }
+        round_to_tf32<T>(fb[j]);
       }
 #pragma unroll
       for (int i = 0; i < FM; ++i)
@@ -174,14 +178,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(de
 template <bool Aligned>
 cudaError_t launch_wmma(const GemmArgs& a, cudaStream_t stream) {
   using Cfg = WmmaConfig;
-  const size_t c_size = size_of(a.precision.c);
-  const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * c_size) == 0;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
   return device::with_type(a.precision.ab, [&](auto t) {
     using T = decltype(t);
-    const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
-                                a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+    const device::TcParams<T> p = device::tc_params<T>(a);
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
       constexpr int kSmem = WmmaTiles<Cfg, T, ta, tb>::kSmemBytes;
       auto kernel = wmma_kernel<Cfg, T, Aligned, ta, tb>;

@@ -103,12 +103,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
         if constexpr (kLdsmA) device::load_fragment_at<!TA>(fa[i], a + offA.at(i, step));
-        else device::load_fragment<TileA, false, false>(fa[i], a, wm0 + i * 16, step * kMmaK, lane);
+        else device::load_fragment_kmajor32<TileA, false>(fa[i], a, wm0 + i * 16, step * kMmaK, lane);
       }
 #pragma unroll
       for (int j = 0; j < FN; ++j) {
         if constexpr (kLdsmB) device::load_fragment_at<TB>(fb[j], b + offB.at(j, step));
-        else device::load_fragment<TileB, false, true>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
+        else device::load_fragment_kmajor32<TileB, true>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
       }
 #pragma unroll
       for (int i = 0; i < FM; ++i)
@@ -143,12 +143,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
 template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  const size_t c_size = size_of(a.precision.c);
-  const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * c_size) == 0;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  const device::TcParams<T> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb,
-                              a.ldc, a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+  const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     auto kernel = mma_kernel<Cfg, T, ta, tb>;
     if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
