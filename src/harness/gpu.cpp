@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/kernels.hpp"  // impl::to_sgemm
+
 namespace tessel::harness {
 
 void check_cuda(cudaError_t err, const char* what) {
@@ -104,9 +106,7 @@ std::string Cublas::description(const Precision& p) {
 
 void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
   if (is_sgemm(a.precision)) {
-    sgemm(SgemmArgs{a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
-                    static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc},
-          stream);
+    sgemm(impl::to_sgemm(a), stream);
     return;
   }
   auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
