@@ -55,11 +55,12 @@ std::vector<Precision> parse_dtypes(const std::vector<std::string>& names) {
   std::vector<Precision> out;
   for (const std::string& name : names) {
     if (name == "all") {
-      for (const char* p : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) out.push_back(*parse_precision(p));
+      const auto& all = supported_precisions();
+      out.insert(out.end(), all.begin(), all.end());
     } else if (const auto p = parse_precision(name)) {
       out.push_back(*p);
     } else {
-      throw UsageError("--dtype '" + name + "' is not one of f32, tf32, f16, f16:f32, bf16, bf16:f32, all");
+      throw UsageError("--dtype '" + name + "' is not one of " + supported_precision_names() + ", all");
     }
   }
   return out;
@@ -394,12 +395,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.add_subcommand("list", "List the registered kernels and what each accepts");
   app.add_subcommand("info", "Describe the GPU, driver, CUDA runtime and cuBLAS");
 
+  const std::string dtype_help = "Precisions: " + supported_precision_names() + " or all (default: each kernel's first)";
   VerifyCli vo;
   float v_alpha = 1, v_beta = 0;
   int64_t v_pad = 0;
   auto* verify = app.add_subcommand("verify", "Check kernels against cuBLAS and an fp64 reference");
   verify->add_option("--kernel", vo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
-  verify->add_option("--dtype", vo.dtypes, "Precisions: f32, tf32, f16, f16:f32, bf16, bf16:f32 or all (default: each kernel's first)")->delimiter(',');
+  verify->add_option("--dtype", vo.dtypes, dtype_help)->delimiter(',');
   verify->add_option("--sizes", vo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   verify->add_option("--ops", vo.ops, "Op pairs, e.g. NN,NT,TN,TT")->capture_default_str();
   auto* va = verify->add_option("--alpha", v_alpha, "Only this alpha (default: two settings)");
@@ -410,7 +412,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
   bench->add_option("--kernel", bo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
-  bench->add_option("--dtype", bo.dtypes, "Precisions: f32, tf32, f16, f16:f32, bf16, bf16:f32 or all (default: each kernel's first)")->delimiter(',');
+  bench->add_option("--dtype", bo.dtypes, dtype_help)->delimiter(',');
   bench->add_option("--sizes", bo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   bench->add_option("--ops", bo.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
   bench->add_option("--repeat", bo.options.repeat, "Timed runs per row (median reported)")->capture_default_str();

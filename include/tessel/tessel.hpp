@@ -89,6 +89,9 @@ std::string to_string(const Precision& p);
 // Parses the names to_string gives; std::nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view text);
 bool supported(const Precision& p);  // one of the combinations above
+// Those combinations, in the order above: f32, tf32, f16, f16:f32, bf16, bf16:f32.
+const std::vector<Precision>& supported_precisions();
+std::string supported_precision_names();  // "f32, tf32, f16, f16:f32, bf16, bf16:f32"
 
 // Everything one GEMM call needs, as in the positional signature below.
 struct SgemmArgs {

@@ -49,7 +49,7 @@ Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
     return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
                    ", compute " + (a.precision.compute == Compute::kTF32 ? "tf32" : "f32") +
-                   ") is not a supported combination: f32, tf32 (f32 data), f16, f16:f32, bf16, bf16:f32");
+                   ") is not a supported combination: " + supported_precision_names());
   }
   if (a.opA != Op::N && a.opA != Op::T) return invalid("opA = " + to_string(int(a.opA)) + " is neither Op::N nor Op::T");
   if (a.opB != Op::N && a.opB != Op::T) return invalid("opB = " + to_string(int(a.opB)) + " is neither Op::N nor Op::T");

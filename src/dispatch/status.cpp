@@ -1,5 +1,7 @@
 #include <tessel/tessel.hpp>
 
+#include <algorithm>
+
 namespace tessel {
 
 const char* to_string(StatusCode code) {
@@ -25,9 +27,23 @@ const char* to_string(DType dtype) {
 
 size_t size_of(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
 
+const std::vector<Precision>& supported_precisions() {
+  static const std::vector<Precision> all = {
+      {DType::kF32, DType::kF32, Compute::kF32},  {DType::kF32, DType::kF32, Compute::kTF32},
+      {DType::kF16, DType::kF16, Compute::kF32},  {DType::kF16, DType::kF32, Compute::kF32},
+      {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32}};
+  return all;
+}
+
 bool supported(const Precision& p) {
-  if (p.ab == DType::kF32) return p.c == DType::kF32;  // kF32 or kTF32
-  return p.compute == Compute::kF32 && (p.c == p.ab || p.c == DType::kF32);
+  const auto& all = supported_precisions();
+  return std::find(all.begin(), all.end(), p) != all.end();
+}
+
+std::string supported_precision_names() {
+  std::string s;
+  for (const Precision& p : supported_precisions()) s += (s.empty() ? "" : ", ") + to_string(p);
+  return s;
 }
 
 std::string to_string(const Precision& p) {
@@ -38,10 +54,7 @@ std::string to_string(const Precision& p) {
 }
 
 std::optional<Precision> parse_precision(std::string_view text) {
-  const Precision all[] = {{DType::kF32, DType::kF32, Compute::kF32},  {DType::kF32, DType::kF32, Compute::kTF32},
-                           {DType::kF16, DType::kF16, Compute::kF32},  {DType::kF16, DType::kF32, Compute::kF32},
-                           {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32}};
-  for (const Precision& p : all) {
+  for (const Precision& p : supported_precisions()) {
     if (to_string(p) == text) return p;
   }
   return std::nullopt;

@@ -28,7 +28,7 @@ std::vector<std::string> jobs() {
       out.push_back(k.name + "@" + tessel::to_string(k.precisions[p]));
     }
   }
-  for (const char* p : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) out.push_back(std::string(kAuto) + "@" + p);
+  for (const tessel::Precision& p : tessel::supported_precisions()) out.push_back(std::string(kAuto) + "@" + tessel::to_string(p));
   return out;
 }
 
