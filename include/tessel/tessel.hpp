@@ -139,6 +139,7 @@ struct KernelInfo {
   int tile_m = 0, tile_n = 0;  // the block's tile of C
   bool split_k = false;      // splits k across blocks that add into C with atomics:
                              // the last bits of a result may differ from run to run
+  int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

@@ -139,6 +139,8 @@ std::string precision_list(const KernelInfo& info) {
   return s;
 }
 
+std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc % 10); }
+
 // Whether kernel e can take these (validated) arguments on a GPU of compute capability cc.
 Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
@@ -146,11 +148,14 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes precision " + precision_list(info) +
                                            ", not " + to_string(a.precision)};
   }
-  if (cc < info.min_compute_capability) {
-    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs compute capability >= " +
-                                           to_string(info.min_compute_capability / 10) + "." +
-                                           to_string(info.min_compute_capability % 10) + ", this GPU has " +
-                                           to_string(cc / 10) + "." + to_string(cc % 10)};
+  const int max_cc = info.max_compute_capability;
+  if (cc < info.min_compute_capability || (max_cc != 0 && cc > max_cc)) {
+    const std::string needs = max_cc == info.min_compute_capability ? "compute capability " + cc_string(max_cc)
+                              : max_cc != 0 ? "compute capability " + cc_string(info.min_compute_capability) +
+                                                  " to " + cc_string(max_cc)
+                                            : "compute capability >= " + cc_string(info.min_compute_capability);
+    return {StatusCode::kNotSupported,
+            "tessel: kernel '" + info.name + "' needs " + needs + ", this GPU has " + cc_string(cc)};
   }
   // Alignment matters only when the kernel itself runs.
   if (!multiplies(a)) return {};

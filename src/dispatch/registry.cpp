@@ -1,6 +1,7 @@
 #include "dispatch/registry.hpp"
 
 #include "kernels/simt/configs.hpp"
+#include "kernels/hopper/configs.hpp"
 #include "kernels/tensor/configs.hpp"
 
 namespace tessel {
@@ -13,6 +14,9 @@ constexpr const char* kAligned4 = "any m, n, k; any op; A, B, C 16-byte aligned 
 
 constexpr const char* kAbAligned16 =
     "any m, n, k; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment";
+
+constexpr const char* kTma =
+    "m, n, k < 2^31; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes (TMA); C any alignment";
 
 // An FP32 kernel with a tile_m x tile_n block tile; alignment 4 means 16-byte accesses.
 template <impl::SimtLaunchFn Launch>
@@ -53,6 +57,16 @@ KernelEntry mma(const char* name, const char* summary) {
   const int align = int(16 / size_of(AB));
   KernelInfo info{name, 10, summary, tensor_precisions(AB), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
   return {info, impl::launch_mma<Cfg, AB>, Cfg::kMinBlocks};
+}
+
+// One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
+template <impl::LaunchFn Launch, class Cfg>
+KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
+  constexpr int kSm90 = 90;
+  KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, 8, 1, kTma,
+                  Cfg::kBM, Cfg::kBN};
+  info.max_compute_capability = kSm90;
+  return {info, Launch, 1};
 }
 
 }  // namespace
@@ -97,6 +111,18 @@ const std::vector<KernelEntry>& registry() {
       mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles"),
       mma<MmaTf32_128x128, DType::kF32>("mma_tf32", "step 10 for f32 inputs as tf32 (m16n8k8), 128x128x16"),
       mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles"),
+      hopper<launch_tma_wgmma<DType::kF16>, TmaWgmmaConfig>(
+          "wgmma_f16", 11, DType::kF16, "Hopper: TMA tile copies + wgmma m64n256k16 from swizzled smem, 64x256, 4 stages"),
+      hopper<launch_tma_wgmma<DType::kBF16>, TmaWgmmaConfig>("wgmma_bf16", 11, DType::kBF16, "step 11 for bf16 inputs"),
+      hopper<launch_warp_specialized<DType::kF16>, WarpSpecializedConfig>(
+          "wgmma_ws_f16", 12, DType::kF16,
+          "step 11 + producer/consumer warpgroups, full/empty mbarriers, setmaxnreg, 128x256"),
+      hopper<launch_warp_specialized<DType::kBF16>, WarpSpecializedConfig>("wgmma_ws_bf16", 12, DType::kBF16,
+                                                                           "step 12 for bf16 inputs"),
+      hopper<launch_persistent<DType::kF16>, WarpSpecializedConfig>(
+          "wgmma_persistent_f16", 13, DType::kF16, "step 12 on a persistent grid: one block per SM walks the tiles"),
+      hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig>("wgmma_persistent_bf16", 13, DType::kBF16,
+                                                                     "step 13 for bf16 inputs"),
   };
   return table;
 }

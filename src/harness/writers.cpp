@@ -95,13 +95,15 @@ std::string gpu_text(const GpuInfo& g) {
 std::string kernels_table(const std::vector<KernelInfo>& kernels) {
   size_t w = 12;
   for (const KernelInfo& k : kernels) w = std::max(w, k.name.size());
-  std::string s = fmt::format("{:>4}  {:<{}} {:<13} {:>6} {:>5}  {}\n", "step", "name", w, "dtype", "min cc", "align",
+  std::string s = fmt::format("{:>4}  {:<{}} {:<13} {:>6} {:>5}  {}\n", "step", "name", w, "dtype", "cc", "align",
                               "what it does");
   for (const KernelInfo& k : kernels) {
     std::string types;
     for (const Precision& p : k.precisions) types += (types.empty() ? "" : ",") + to_string(p);
     s += fmt::format("{:>4}  {:<{}} {:<13} {:>6} {:>5}  {}{}\n", fmt::format("{:02d}", k.ladder_step), k.name, w, types,
-                     fmt::format("{}.{}", k.min_compute_capability / 10, k.min_compute_capability % 10), k.alignment,
+                     fmt::format("{}.{}{}", k.min_compute_capability / 10, k.min_compute_capability % 10,
+                                 k.max_compute_capability == 0 ? "+" : ""),
+                     k.alignment,
                      k.summary, k.split_k ? " [split-k: atomics]" : "");
     s += fmt::format("{:>{}}  accepts: {}\n", "", w + 34, k.constraints);
   }

@@ -1,0 +1,209 @@
+// Hopper (sm_90a) building blocks as thin inline-PTX wrappers: mbarriers,
+// TMA tile loads, wgmma shared-memory descriptors and the m64n256k16
+// instruction, setmaxnreg. Only the Hopper kernel files include this; they
+// are compiled for sm_90a alone (CMake target tessel_sm90).
+//
+// Shared-memory operand layout (Operand below). Every k-slice is 64
+// elements deep (128 bytes of a 16-bit type: one 128-byte swizzle row), and
+// TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B, which is exactly the
+// layout wgmma reads with a 128-byte-swizzle descriptor:
+//  - K-major (A with op N, B with op T: k contiguous in memory): one TMA box
+//    of Rows x 64; row r at byte 128 r; groups of 8 rows (1024 bytes, one
+//    swizzle atom) apart by SBO = 1024; the k-step of 16 elements moves the
+//    start address by 32 bytes.
+//  - MN-major (A with op T, B with op N: m or n contiguous): Rows / 64 TMA
+//    boxes of 64 (k) rows x 64 (mn) elements, 8 KiB each; within a box, k
+//    row r at byte 128 r; SBO = 1024 (8 k rows), LBO = 8 KiB (the next 64
+//    m or n); the k-step of 16 moves the start address by 16 rows, 2 KiB.
+// wgmma reads K-major with its transpose bit 0 and MN-major with 1, so the
+// four op pairs need no copies.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "device/mma.cuh"  // smem_addr, TcParams, store_pair
+
+namespace tessel::device::sm90 {
+
+constexpr int kSliceK = 64;        // k elements per pipeline slice (128 bytes of a 16-bit type)
+constexpr int kWarpgroup = 128;    // threads that issue one wgmma together
+constexpr int kSwizzleAtom = 1024; // bytes: 8 rows of 128 bytes
+
+// ---- mbarrier ---------------------------------------------------------------
+__device__ __forceinline__ void bar_init(uint64_t* bar, uint32_t arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(arrivals) : "memory");
+}
+// Makes initialised barriers visible to the other threads and to the TMA unit.
+__device__ __forceinline__ void bar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// One arrival that also announces `bytes` of TMA data the phase must wait for.
+__device__ __forceinline__ void bar_expect_bytes(uint64_t* bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(uint64_t* bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar)) : "memory");
+}
+// Waits until the phase of parity `parity` has completed. A fresh barrier
+// counts its (never-run) phase of parity 1 as complete.
+__device__ __forceinline__ void bar_wait(uint64_t* bar, uint32_t parity) {
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+        : "=r"(done)
+        : "r"(smem_addr(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// A ring of pipeline stages: the stage in use and the parity of its current phase.
+template <int Stages>
+struct Ring {
+  int stage = 0;
+  uint32_t parity = 0;
+  __device__ __forceinline__ void next() {
+    if (++stage == Stages) stage = 0, parity ^= 1;
+  }
+};
+
+// ---- TMA ---------------------------------------------------------------------
+// Copies the box at (inner, outer) of `map` into shared memory; completion
+// is counted in bytes on `bar`. Out-of-bounds elements arrive as zeros.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int inner, int outer) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];" ::"r"(
+          smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
+      : "memory");
+}
+
+// ---- wgmma ---------------------------------------------------------------------
+// Shared-memory matrix descriptor, 128-byte swizzle (layout type 1), base offset 0
+// (every tile starts on a 1024-byte boundary).
+__device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint32_t sbo) {
+  return uint64_t((addr & 0x3FFFF) >> 4) | uint64_t(lbo >> 4) << 16 | uint64_t(sbo >> 4) << 32 | uint64_t(1) << 62;
+}
+
+// One operand's k-slice in shared memory (see the top of this file): Rows
+// (m or n) x 64 (k) elements of T, K-major or MN-major.
+template <class T, int Rows, bool KMajor>
+struct Operand {
+  static_assert(sizeof(T) == 2 && Rows % 64 == 0 && Rows <= 256, "16-bit types, 64..256 rows");
+  static constexpr int kBoxes = KMajor ? 1 : Rows / 64;
+  static constexpr int kBytes = Rows * kSliceK * int(sizeof(T));
+  static constexpr int kBoxBytes = kBytes / kBoxes;
+  static constexpr bool kTransposed = !KMajor;  // wgmma's transpose bit for this operand
+  // The TMA box this layout loads, {inner, outer} in elements.
+  static constexpr int kBoxInner = 64;
+  static constexpr int kBoxOuter = KMajor ? Rows : kSliceK;
+
+  // Issues the TMA copies of the slice at rows row0.., k values k0.. into tile.
+  __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0) {
+    if constexpr (KMajor) {
+      tma_load(tile, map, bar, k0, row0);
+    } else {
+#pragma unroll
+      for (int b = 0; b < kBoxes; ++b) tma_load(static_cast<char*>(tile) + b * kBoxBytes, map, bar, row0 + 64 * b, k0);
+    }
+  }
+  // The descriptor of rows r0.. (r0 a multiple of 64), k values 16 step.. of the slice.
+  __device__ static uint64_t desc(const void* tile, int r0, int step) {
+    const uint32_t base = smem_addr(tile);
+    if constexpr (KMajor) return make_desc(base + r0 * 128 + step * 32, 16, kSwizzleAtom);
+    return make_desc(base + r0 / 64 * kBoxBytes + step * 16 * 128, kBoxBytes, kSwizzleAtom);
+  }
+};
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(Pending) : "memory");
+}
+// Tells the compiler the accumulators may have changed here (after a wait),
+// so that no read of them moves above it.
+template <int N>
+__device__ __forceinline__ void fence_acc(float (&d)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// The 128 accumulator operands of m64n256 and their placeholders %0..%127.
+#define TESSEL_ACC8(i)                                                                                    \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
+      "+f"(d[i + 7])
+#define TESSEL_ACC32(i) TESSEL_ACC8(i), TESSEL_ACC8(i + 8), TESSEL_ACC8(i + 16), TESSEL_ACC8(i + 24)
+#define TESSEL_REGS128                                                                                      \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                 \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                         \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                        \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                        \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define TESSEL_WGMMA_64x256(TYPE)                                                                            \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " " TESSEL_REGS128               \
+               ", %128, %129, 1, 1, 1, %130, %131;"                                                          \
+               : TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96)                      \
+               : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
+
+// d (64 x 256, FP32, this thread's 128 values) += A (64 x 16) * B (16 x 256),
+// both from shared memory. TransA / TransB: the operand is MN-major.
+// Thread t of the warpgroup holds d[i] at row 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),
+// column 8 (i / 4) + 2 (t % 4) + i % 2.
+template <class T, bool TransA, bool TransB>
+__device__ __forceinline__ void wgmma_64x256(float (&d)[128], uint64_t a, uint64_t b) {
+  if constexpr (std::is_same_v<T, __half>) {
+    TESSEL_WGMMA_64x256("f16");
+  } else {
+    static_assert(std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
+    TESSEL_WGMMA_64x256("bf16");
+  }
+}
+#undef TESSEL_WGMMA_64x256
+#undef TESSEL_REGS128
+#undef TESSEL_ACC32
+#undef TESSEL_ACC8
+
+// One k-slice (64 deep) for this warpgroup: 4 wgmmas of k 16 over rows a_row0.. of A's tile and all of B's.
+template <class T, class OpA, class OpB>
+__device__ __forceinline__ void mma_slice(float (&d)[128], const void* a_tile, int a_row0, const void* b_tile) {
+  wgmma_fence();
+#pragma unroll
+  for (int step = 0; step < kSliceK / 16; ++step) {
+    wgmma_64x256<T, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step), OpB::desc(b_tile, 0, step));
+  }
+  wgmma_commit();
+}
+
+// C(row0.., col0..) for the 64 x 256 block of one warpgroup's accumulators
+// (thread t of 128), rounded once to C's type CT; rows past m and columns
+// past n are skipped.
+template <class CT, class P>
+__device__ __forceinline__ void store_64x256(const P& p, const float (&d)[128], int64_t row0, int64_t col0, int t) {
+  const int64_t row = row0 + 16 * (t / 32) + (t % 32) / 4, col = col0 + 2 * (t % 4);
+#pragma unroll
+  for (int j = 0; j < 64; ++j) {  // pair j: d[2j], d[2j + 1]
+    const int64_t i = row + 8 * (j % 2);
+    if (i < p.m) store_pair<CT>(p, i, col + 8 * (j / 2), d[2 * j], d[2 * j + 1]);
+  }
+}
+
+// ---- registers -----------------------------------------------------------------
+// Warpgroup-wide register budget changes (need a register cap at kernel entry:
+// __launch_bounds__(threads, 1)).
+template <int Regs>
+__device__ __forceinline__ void release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+}
+
+}  // namespace tessel::device::sm90

@@ -1,0 +1,25 @@
+// Tile parameters of the Hopper (sm_90a) kernels, steps 11-13, in one place.
+// Every k-slice is 64 deep (device::sm90::kSliceK); every warpgroup that
+// multiplies owns a 64 x 256 block of C (wgmma m64n256k16).
+#pragma once
+
+namespace tessel::impl {
+
+// Step 11: one warpgroup loads (thread 0 issues TMA) and multiplies.
+struct TmaWgmmaConfig {
+  static constexpr int kBM = 64, kBN = 256, kStages = 4;
+  static constexpr int kConsumers = 1;       // warpgroups that multiply
+  static constexpr int kThreads = 128 * kConsumers;
+  static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
+};
+
+// Steps 12 and 13: a producer warpgroup feeding two consumer warpgroups.
+struct WarpSpecializedConfig {
+  static constexpr int kBM = 128, kBN = 256, kStages = 4;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128*40 + 256*232 <= 65536
+  static constexpr int kGroup = 8;
+};
+
+}  // namespace tessel::impl

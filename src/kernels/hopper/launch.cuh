@@ -1,0 +1,67 @@
+// Internal: what the Hopper kernels share on both sides of the launch: the
+// operand layouts of a configuration and op pair, their tensor maps, and
+// the dynamic shared memory a configuration needs.
+#pragma once
+
+#include <cstdint>
+
+#include "device/common.cuh"
+#include "device/sm90.cuh"
+#include "kernels/hopper/tensor_map.hpp"
+
+namespace tessel::impl {
+
+// A is K-major for op N (m x k, k contiguous), MN-major for op T; B is
+// MN-major for op N (k x n, n contiguous), K-major for op T.
+template <class Cfg, class T, bool TA, bool TB>
+struct Sm90Operands {
+  using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
+  using B = device::sm90::Operand<T, Cfg::kBN, TB>;
+  static constexpr int kStageBytes = A::kBytes + B::kBytes;
+  // Stages of A and B, a full and an empty barrier per stage, and slack to
+  // align the start to a swizzle atom.
+  static constexpr int kSmemBytes = Cfg::kStages * (kStageBytes + 16) + device::sm90::kSwizzleAtom;
+};
+
+// The shared-memory carve-up of Sm90Operands: stage s of A and B, and the barriers.
+template <class Ops, int Stages>
+struct Sm90Smem {
+  char* base;
+  __device__ explicit Sm90Smem(void* raw)
+      : base(reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(raw) + device::sm90::kSwizzleAtom - 1) &
+                                     ~uintptr_t(device::sm90::kSwizzleAtom - 1))) {}
+  __device__ char* a(int s) const { return base + s * Ops::A::kBytes; }
+  __device__ char* b(int s) const { return base + Stages * Ops::A::kBytes + s * Ops::B::kBytes; }
+  __device__ uint64_t* full() const { return reinterpret_cast<uint64_t*>(base + Stages * Ops::kStageBytes); }
+  __device__ uint64_t* empty() const { return full() + Stages; }
+};
+
+// The largest m, n, k a tensor map coordinate (int32) reaches.
+constexpr int64_t kMaxTmaExtent = INT32_MAX - 256;
+
+// Builds the tensor maps of A and B and launches kernel<<<grid, Cfg::kThreads>>>(map_a, map_b, p).
+template <class Cfg, class Ops, bool TA, bool TB, class Kernel, class Params>
+cudaError_t launch_sm90(Kernel kernel, const GemmArgs& a, const Params& p, unsigned grid, cudaStream_t stream) {
+  if (a.m > kMaxTmaExtent || a.n > kMaxTmaExtent || a.k > kMaxTmaExtent) return cudaErrorInvalidValue;
+  CUtensorMap map_a, map_b;
+  const DType ab = a.precision.ab;
+  // A: op N stored m x k; op T stored k x m. B: op N stored k x n; op T stored n x k.
+  if (cudaError_t err = make_tensor_map(&map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, Ops::A::kBoxInner,
+                                        Ops::A::kBoxOuter);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = make_tensor_map(&map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner,
+                                        Ops::B::kBoxOuter);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
+      err != cudaSuccess) {
+    return err;
+  }
+  kernel<<<grid, Cfg::kThreads, Ops::kSmemBytes, stream>>>(map_a, map_b, p);
+  return cudaGetLastError();
+}
+
+}  // namespace tessel::impl

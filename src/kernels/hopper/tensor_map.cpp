@@ -1,0 +1,42 @@
+#include "kernels/hopper/tensor_map.hpp"
+
+#include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+namespace tessel::impl {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      p = nullptr;
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+}  // namespace
+
+cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
+                            int box_inner, int box_outer) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
+  if (encode == nullptr) return cudaErrorNotSupported;
+  const size_t elem = size_of(dtype);
+  const cuuint64_t dims[2] = {cuuint64_t(inner), cuuint64_t(outer)};
+  const cuuint64_t strides[1] = {cuuint64_t(ld) * elem};  // bytes between rows
+  const cuuint32_t box[2] = {cuuint32_t(box_inner), cuuint32_t(box_outer)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(map, dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+                            2, const_cast<void*>(base), dims, strides, box, element_strides,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+}  // namespace tessel::impl

@@ -1,0 +1,20 @@
+// Internal: TMA tensor maps for the Hopper kernels (host side).
+#pragma once
+
+#include <cuda.h>
+
+#include <tessel/tessel.hpp>
+
+namespace tessel::impl {
+
+// A 2D tensor map over a row-major matrix of `outer` rows of `inner`
+// elements of type dtype (f16 or bf16), rows ld elements apart, read in
+// boxes of box_outer x box_inner with 128-byte swizzle (box_inner * element
+// size must be 128 bytes); out-of-bounds elements read as zero. Needs base
+// 16-byte aligned and ld * element size a multiple of 16.
+// cuTensorMapEncodeTiled comes from the driver through the runtime
+// (cudaGetDriverEntryPointByVersion), so tessel links only the runtime.
+cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
+                            int box_inner, int box_outer);
+
+}  // namespace tessel::impl

@@ -1,0 +1,78 @@
+// Internal: the two roles of the warp-specialised Hopper kernels (steps 12
+// and 13). A producer thread keeps the ring of stages full with TMA copies;
+// each consumer warpgroup multiplies its 64 rows of the tile with wgmma and
+// hands each stage back as soon as its wgmmas are done. Per stage, `full`
+// completes when the stage's bytes have landed (one arrival with expect-tx)
+// and `empty` when every consumer warpgroup has released it (one arrival
+// each). Both sides walk the same sequence of (tile, slice), so the ring
+// positions stay in step across tiles without any other exchange.
+#pragma once
+
+#include "device/sm90.cuh"
+#include "kernels/hopper/launch.cuh"
+
+namespace tessel::impl {
+
+// Loads the `slices` k-slices of the tile at (m0, n0) into the ring.
+template <class Ops, int S>
+__device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const CUtensorMap* map_a,
+                                             const CUtensorMap* map_b, device::sm90::Ring<S>& ring, int m0, int n0,
+                                             int slices) {
+  namespace sm90 = device::sm90;
+  for (int kt = 0; kt < slices; ++kt, ring.next()) {
+    uint64_t* full = &smem.full()[ring.stage];
+    sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
+    sm90::bar_expect_bytes(full, Ops::kStageBytes);
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * sm90::kSliceK);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * sm90::kSliceK);
+  }
+}
+
+// acc = this warpgroup's rows a_row0..+63 of the tile, over `slices` k-slices from the ring.
+// Keeps one slice of wgmmas in flight: the stage of slice kt - 1 is released
+// once slice kt is issued and kt - 1 has completed. `signals`: this thread
+// arrives on the empty barriers for its warpgroup.
+template <class T, class Ops, int S>
+__device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<Ops, S>& smem,
+                                             device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals) {
+  namespace sm90 = device::sm90;
+#pragma unroll
+  for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+  int previous = 0;
+  for (int kt = 0; kt < slices; ++kt, ring.next()) {
+    sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
+    sm90::mma_slice<T, typename Ops::A, typename Ops::B>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
+    sm90::wgmma_wait<1>();
+    if (kt > 0 && signals) sm90::bar_arrive(&smem.empty()[previous]);
+    previous = ring.stage;
+  }
+  sm90::wgmma_wait<0>();
+  if (signals) sm90::bar_arrive(&smem.empty()[previous]);
+  sm90::fence_acc(acc);
+}
+
+// C's rows a_row0.. of the tile from one consumer warpgroup (thread t of 128).
+template <class T>
+__device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const float (&acc)[128], int64_t row0,
+                                           int64_t col0, int t) {
+  if (p.c_f32) {
+    device::sm90::store_64x256<float>(p, acc, row0, col0, t);
+  } else {
+    device::sm90::store_64x256<T>(p, acc, row0, col0, t);
+  }
+}
+
+// Sets up the barriers: full[s] takes the producer's one arrival, empty[s] one per consumer warpgroup.
+template <class Ops, int S>
+__device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int consumers) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < S; ++s) {
+      device::sm90::bar_init(&smem.full()[s], 1);
+      device::sm90::bar_init(&smem.empty()[s], consumers);
+    }
+    device::sm90::bar_init_fence();
+  }
+  __syncthreads();
+}
+
+}  // namespace tessel::impl
