@@ -81,6 +81,38 @@ __device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint
       : "memory");
 }
 
+// The same box, written to the same shared-memory offset in every CTA of
+// the cluster named in cta_mask, each counting the bytes on its own `bar`.
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, uint64_t* bar, int inner,
+                                                   int outer, uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4}], [%2], %5;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "h"(cta_mask)
+      : "memory");
+}
+
+// ---- clusters ------------------------------------------------------------------
+__device__ __forceinline__ uint32_t cluster_rank() {
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// Every thread of every CTA in the cluster (release/acquire: shared-memory
+// writes and barrier inits before it are visible to the cluster after it).
+// Not .aligned: the threads of a warp may reach it at different times.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;" ::: "memory");
+}
+// Arrives on the barrier at the same shared-memory offset as `bar` in CTA `rank` of the cluster.
+__device__ __forceinline__ void bar_arrive_cluster(uint64_t* bar, uint32_t rank) {
+  asm volatile(
+      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
+      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      "r"(rank)
+      : "memory");
+}
+
 // ---- wgmma ---------------------------------------------------------------------
 // Shared-memory matrix descriptor, 128-byte swizzle (layout type 1), base offset 0
 // (every tile starts on a 1024-byte boundary).
@@ -89,25 +121,35 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 }
 
 // One operand's k-slice in shared memory (see the top of this file): Rows
-// (m or n) x 64 (k) elements of T, K-major or MN-major.
-template <class T, int Rows, bool KMajor>
+// (m or n) x 64 (k) elements of T, K-major or MN-major. Parts: how many
+// CTAs of a cluster share loading it (each copies its part of the boxes and
+// multicasts them to all); a K-major slice is then cut into Parts boxes.
+template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
   static_assert(sizeof(T) == 2 && Rows % 64 == 0 && Rows <= 256, "16-bit types, 64..256 rows");
-  static constexpr int kBoxes = KMajor ? 1 : Rows / 64;
+  static constexpr int kBoxes = KMajor ? Parts : Rows / 64;
+  static_assert(kBoxes % Parts == 0, "every CTA copies the same number of boxes");
+  static constexpr int kBoxRows = Rows / kBoxes;  // m or n extent of one box
   static constexpr int kBytes = Rows * kSliceK * int(sizeof(T));
   static constexpr int kBoxBytes = kBytes / kBoxes;
   static constexpr bool kTransposed = !KMajor;  // wgmma's transpose bit for this operand
   // The TMA box this layout loads, {inner, outer} in elements.
   static constexpr int kBoxInner = 64;
-  static constexpr int kBoxOuter = KMajor ? Rows : kSliceK;
+  static constexpr int kBoxOuter = KMajor ? kBoxRows : kSliceK;
 
-  // Issues the TMA copies of the slice at rows row0.., k values k0.. into tile.
-  __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0) {
-    if constexpr (KMajor) {
-      tma_load(tile, map, bar, k0, row0);
-    } else {
+  // Issues the TMA copies of part `part` of the slice at rows row0.., k values
+  // k0.. into tile (with Parts > 1: into tile in every CTA of cta_mask).
+  __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0, int part = 0,
+                              uint16_t cta_mask = 1) {
 #pragma unroll
-      for (int b = 0; b < kBoxes; ++b) tma_load(static_cast<char*>(tile) + b * kBoxBytes, map, bar, row0 + 64 * b, k0);
+    for (int b = part * kBoxes / Parts; b < (part + 1) * kBoxes / Parts; ++b) {
+      char* dst = static_cast<char*>(tile) + b * kBoxBytes;
+      const int row = row0 + b * kBoxRows;
+      if constexpr (Parts == 1) {
+        KMajor ? tma_load(dst, map, bar, k0, row) : tma_load(dst, map, bar, row, k0);
+      } else {
+        KMajor ? tma_load_multicast(dst, map, bar, k0, row, cta_mask) : tma_load_multicast(dst, map, bar, row, k0, cta_mask);
+      }
     }
   }
   // The descriptor of rows r0.. (r0 a multiple of 64), k values 16 step.. of the slice.

@@ -123,6 +123,10 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_persistent_f16", 13, DType::kF16, "step 12 on a persistent grid: one block per SM walks the tiles"),
       hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig>("wgmma_persistent_bf16", 13, DType::kBF16,
                                                                      "step 13 for bf16 inputs"),
+      hopper<launch_cluster<DType::kF16>, ClusterConfig>(
+          "wgmma_cluster_f16", 14, DType::kF16, "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
+      hopper<launch_cluster<DType::kBF16>, ClusterConfig>("wgmma_cluster_bf16", 14, DType::kBF16,
+                                                          "step 14 for bf16 inputs"),
   };
   return table;
 }

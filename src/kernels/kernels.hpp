@@ -44,15 +44,18 @@ cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
 template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& args, cudaStream_t stream);
 
-// Hopper steps 11-13 (kernels/hopper/, compiled for sm_90a only): TMA +
+// Hopper steps 11-14 (kernels/hopper/, compiled for sm_90a only): TMA +
 // wgmma for f16 and bf16 inputs; 11 one warpgroup, 12 producer and consumer
-// warpgroups, 13 the same on a persistent grid.
+// warpgroups, 13 the same on a persistent grid, 14 in clusters of two that
+// multicast B.
 template <DType AB>
 cudaError_t launch_tma_wgmma(const GemmArgs& args, cudaStream_t stream);
 template <DType AB>
 cudaError_t launch_warp_specialized(const GemmArgs& args, cudaStream_t stream);
 template <DType AB>
 cudaError_t launch_persistent(const GemmArgs& args, cudaStream_t stream);
+template <DType AB>
+cudaError_t launch_cluster(const GemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.

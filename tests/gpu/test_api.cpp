@@ -131,7 +131,7 @@ TEST_F(Api, TensorKernelsRefuseMisalignedAbByNameButAutoTakesThem) {
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("not f32"), std::string::npos) << s.message();
     }
-    EXPECT_EQ(tested, p.ab == tessel::DType::kF32 || !hopper() ? 2 : 5) << name;  // + steps 11-13 on Hopper
+    EXPECT_EQ(tested, p.ab == tessel::DType::kF32 || !hopper() ? 2 : 6) << name;  // + steps 11-14 on Hopper
     for (const tessel::GemmArgs& a : {odd_lda, odd_ptr}) {
       std::string chosen;
       ASSERT_TRUE(tessel::select_kernel(a, &chosen).ok());
@@ -154,10 +154,10 @@ TEST_F(Api, AutoDispatchPicksByPrecision) {
   EXPECT_EQ(name.rfind("mma_tf32", 0), 0u) << name;
   a.precision = *tessel::parse_precision("bf16:f32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(name.rfind(hopper() ? "wgmma_persistent_bf16" : "mma_bf16", 0), 0u) << name;
+  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_bf16" : "mma_bf16", 0), 0u) << name;
   a.precision = *tessel::parse_precision("f16");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(name.rfind(hopper() ? "wgmma_persistent_f16" : "mma_f16", 0), 0u) << name;
+  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_f16" : "mma_f16", 0), 0u) << name;
 }
 
 TEST_F(Api, TunedChoiceIsTakenForTheExactCallOnly) {

@@ -10,6 +10,7 @@ struct TmaWgmmaConfig {
   static constexpr int kBM = 64, kBN = 256, kStages = 4;
   static constexpr int kConsumers = 1;       // warpgroups that multiply
   static constexpr int kThreads = 128 * kConsumers;
+  static constexpr int kCluster = 1;         // CTAs sharing B's loads
   static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
 };
 
@@ -20,6 +21,13 @@ struct WarpSpecializedConfig {
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128*40 + 256*232 <= 65536
   static constexpr int kGroup = 8;
+  static constexpr int kCluster = 1;
+};
+
+// Step 14: step 13 in clusters of two CTAs on neighbouring row tiles that
+// load half of their common B slice each and multicast it to both.
+struct ClusterConfig : WarpSpecializedConfig {
+  static constexpr int kCluster = 2;
 };
 
 }  // namespace tessel::impl

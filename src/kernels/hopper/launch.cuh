@@ -15,8 +15,9 @@ namespace tessel::impl {
 // MN-major for op N (k x n, n contiguous), K-major for op T.
 template <class Cfg, class T, bool TA, bool TB>
 struct Sm90Operands {
+  static constexpr int kCluster = Cfg::kCluster;  // CTAs that share B's loads
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
-  using B = device::sm90::Operand<T, Cfg::kBN, TB>;
+  using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
   // Stages of A and B, a full and an empty barrier per stage, and slack to
   // align the start to a swizzle atom.
@@ -39,29 +40,54 @@ struct Sm90Smem {
 // The largest m, n, k a tensor map coordinate (int32) reaches.
 constexpr int64_t kMaxTmaExtent = INT32_MAX - 256;
 
-// Builds the tensor maps of A and B and launches kernel<<<grid, Cfg::kThreads>>>(map_a, map_b, p).
-template <class Cfg, class Ops, bool TA, bool TB, class Kernel, class Params>
-cudaError_t launch_sm90(Kernel kernel, const GemmArgs& a, const Params& p, unsigned grid, cudaStream_t stream) {
+// Builds the tensor maps of A and B for Ops (the layouts of one op pair).
+template <class Ops, bool TA, bool TB>
+cudaError_t make_operand_maps(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   if (a.m > kMaxTmaExtent || a.n > kMaxTmaExtent || a.k > kMaxTmaExtent) return cudaErrorInvalidValue;
-  CUtensorMap map_a, map_b;
   const DType ab = a.precision.ab;
   // A: op N stored m x k; op T stored k x m. B: op N stored k x n; op T stored n x k.
-  if (cudaError_t err = make_tensor_map(&map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, Ops::A::kBoxInner,
+  if (cudaError_t err = make_tensor_map(map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, Ops::A::kBoxInner,
                                         Ops::A::kBoxOuter);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = make_tensor_map(&map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner,
-                                        Ops::B::kBoxOuter);
-      err != cudaSuccess) {
-    return err;
-  }
+  return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter);
+}
+
+// Launches kernel(map_a, map_b, p) on `grid` blocks of Cfg::kThreads (in
+// clusters of Ops::kCluster along x) with Ops' shared memory.
+template <class Cfg, class Ops, bool TA, bool TB, class Params>
+cudaError_t launch_sm90(void (*kernel)(CUtensorMap, CUtensorMap, Params), const GemmArgs& a, const Params& p,
+                        unsigned grid, cudaStream_t stream) {
+  CUtensorMap map_a, map_b;
+  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
   if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
       err != cudaSuccess) {
     return err;
   }
-  kernel<<<grid, Cfg::kThreads, Ops::kSmemBytes, stream>>>(map_a, map_b, p);
-  return cudaGetLastError();
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Ops::kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
+  config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, p);
+}
+
+// How many clusters of Ops::kCluster blocks of `kernel` the current GPU runs at once.
+template <class Cfg, class Ops, class Params>
+cudaError_t max_active_clusters(void (*kernel)(CUtensorMap, CUtensorMap, Params), int* clusters) {
+  if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
+      err != cudaSuccess) {
+    return err;
+  }
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Ops::kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(Ops::kCluster), config.blockDim = dim3(Cfg::kThreads);
+  config.dynamicSmemBytes = Ops::kSmemBytes, config.attrs = &cluster, config.numAttrs = 1;
+  return cudaOccupancyMaxActiveClusters(clusters, kernel, &config);
 }
 
 }  // namespace tessel::impl

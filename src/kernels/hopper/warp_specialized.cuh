@@ -6,6 +6,10 @@
 // and `empty` when every consumer warpgroup has released it (one arrival
 // each). Both sides walk the same sequence of (tile, slice), so the ring
 // positions stay in step across tiles without any other exchange.
+// In a cluster (Ops::kCluster CTAs sharing B), every CTA's producer copies
+// its part of B into all of them, so a stage is empty only when the
+// consumers of every CTA have released it: they arrive on the empty
+// barrier of each CTA of the cluster.
 #pragma once
 
 #include "device/sm90.cuh"
@@ -13,18 +17,19 @@
 
 namespace tessel::impl {
 
-// Loads the `slices` k-slices of the tile at (m0, n0) into the ring.
+// Loads the `slices` k-slices of the tile at (m0, n0) into the ring (rank:
+// this CTA's rank in its cluster).
 template <class Ops, int S>
 __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const CUtensorMap* map_a,
                                              const CUtensorMap* map_b, device::sm90::Ring<S>& ring, int m0, int n0,
-                                             int slices) {
+                                             int slices, int rank = 0) {
   namespace sm90 = device::sm90;
   for (int kt = 0; kt < slices; ++kt, ring.next()) {
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
     Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * sm90::kSliceK);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * sm90::kSliceK);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * sm90::kSliceK, rank, (1u << Ops::kCluster) - 1);
   }
 }
 
@@ -36,6 +41,14 @@ template <class T, class Ops, int S>
 __device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals) {
   namespace sm90 = device::sm90;
+  auto release = [&](int stage) {
+    if constexpr (Ops::kCluster == 1) {
+      sm90::bar_arrive(&smem.empty()[stage]);
+    } else {
+#pragma unroll
+      for (int r = 0; r < Ops::kCluster; ++r) sm90::bar_arrive_cluster(&smem.empty()[stage], r);
+    }
+  };
 #pragma unroll
   for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
   int previous = 0;
@@ -43,11 +56,11 @@ __device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<O
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
     sm90::mma_slice<T, typename Ops::A, typename Ops::B>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
     sm90::wgmma_wait<1>();
-    if (kt > 0 && signals) sm90::bar_arrive(&smem.empty()[previous]);
+    if (kt > 0 && signals) release(previous);
     previous = ring.stage;
   }
   sm90::wgmma_wait<0>();
-  if (signals) sm90::bar_arrive(&smem.empty()[previous]);
+  if (signals) release(previous);
   sm90::fence_acc(acc);
 }
 
@@ -62,17 +75,23 @@ __device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const f
   }
 }
 
-// Sets up the barriers: full[s] takes the producer's one arrival, empty[s] one per consumer warpgroup.
+// Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
+// one per consumer warpgroup of the cluster. In a cluster, no CTA goes on
+// before every CTA's barriers are ready (the others arrive on them).
 template <class Ops, int S>
 __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int consumers) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       device::sm90::bar_init(&smem.full()[s], 1);
-      device::sm90::bar_init(&smem.empty()[s], consumers);
+      device::sm90::bar_init(&smem.empty()[s], consumers * Ops::kCluster);
     }
     device::sm90::bar_init_fence();
   }
-  __syncthreads();
+  if constexpr (Ops::kCluster > 1) {
+    device::sm90::cluster_sync();
+  } else {
+    __syncthreads();
+  }
 }
 
 }  // namespace tessel::impl

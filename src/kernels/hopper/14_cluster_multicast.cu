@@ -1,0 +1,101 @@
+// Step 14: clusters of two CTAs that share B's copies (TMA multicast) (Hopper, sm_90a).
+//
+// What changes over step 13:
+//  - The grid is made of clusters of 2 CTAs (thread-block clusters: CTAs
+//    scheduled together on one GPC that can reach each other's shared
+//    memory). The two CTAs of a cluster take vertically neighbouring
+//    128 x 256 tiles, so they need the same 256-column slice of B: each
+//    copies half of it and multicasts it into both CTAs' shared memory.
+//    Per cluster and k-slice, L2 delivers 2 x 16 KiB of A + 32 KiB of B
+//    instead of 2 x (16 + 32) KiB: a third less traffic from L2, which
+//    at ~800 TFLOP/s would otherwise have to feed ~9 TB/s.
+//  - A stage may be refilled only when the consumers of both CTAs are done
+//    with it (the peer's multicast writes into it): each consumer
+//    warpgroup arrives on the empty barrier of both CTAs (mapa + a
+//    cluster-scope arrive), and each empty barrier counts 2 x 2 arrivals.
+//  - The persistent grid is as many clusters as the GPU runs at once
+//    (cudaOccupancyMaxActiveClusters), each walking pairs of row tiles.
+//    The CTAs meet at a cluster barrier after setting up their barriers
+//    and before exiting (the peer may still arrive on them).
+//
+// Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
+// C any alignment. f16 and bf16 inputs, FP32 accumulation.
+#include <algorithm>
+
+#include "device/common.cuh"
+#include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/warp_specialized.cuh"
+#include "kernels/kernels.hpp"
+
+namespace tessel::impl {
+namespace {
+
+namespace sm90 = device::sm90;
+using Cfg = ClusterConfig;
+
+template <class T, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                   device::TcParams<T> p) {
+  using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
+  extern __shared__ char smem_raw[];
+  const Sm90Smem<Ops, S> smem(smem_raw);
+  init_ring(smem, Cfg::kConsumers);
+
+  // The cluster walks tiles of kPair row tiles x one column tile; this CTA takes row tile `rank` of each.
+  const int rank = int(sm90::cluster_rank());
+  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
+  const int pairs_m = int(device::ceil_div(tiles_m, kPair)), cluster_tiles = pairs_m * tiles_n;
+  const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
+  const int slices = int(device::ceil_div(p.k, sm90::kSliceK));
+  const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
+  sm90::Ring<S> ring;
+  if (warpgroup == 0) {
+    sm90::release_registers<Cfg::kProducerRegs>();
+    if (t == 0) {
+      for (int tile = first; tile < cluster_tiles; tile += stride) {
+        int bm, bn;
+        device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
+        // A row tile past m (odd tiles_m) loads zeros and stores nothing, but still shares B.
+        produce_tile(smem, &map_a, &map_b, ring, (bm * kPair + rank) * Cfg::kBM, bn * Cfg::kBN, slices, rank);
+      }
+    }
+  } else {
+    sm90::claim_registers<Cfg::kConsumerRegs>();
+    const int row0 = (warpgroup - 1) * 64;
+    float acc[128];
+    for (int tile = first; tile < cluster_tiles; tile += stride) {
+      int bm, bn;
+      device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
+      consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
+      store_tile(p, acc, int64_t(bm * kPair + rank) * Cfg::kBM + row0, int64_t(bn) * Cfg::kBN, t);
+    }
+  }
+  sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
+}
+
+}  // namespace
+
+template <DType AB>
+cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
+  constexpr int kPair = Cfg::kCluster;
+  const int64_t cluster_tiles = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
+  if (cluster_tiles * kPair > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  const device::TcParams<T> p = device::tc_params<T>(a);
+  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+    using Ops = Sm90Operands<Cfg, T, ta, tb>;
+    auto kernel = cluster_kernel<T, ta, tb>;
+    int clusters = 0;
+    if (cudaError_t err = max_active_clusters<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
+    return launch_sm90<Cfg, Ops, ta, tb>(kernel, a, p, grid, stream);
+  });
+}
+
+template cudaError_t launch_cluster<DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<DType::kBF16>(const GemmArgs&, cudaStream_t);
+
+}  // namespace tessel::impl
