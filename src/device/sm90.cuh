@@ -104,11 +104,15 @@ __device__ __forceinline__ uint32_t cluster_rank() {
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;" ::: "memory");
 }
-// Arrives on the barrier at the same shared-memory offset as `bar` in CTA `rank` of the cluster.
+// Arrives on the barrier at the same shared-memory offset as `bar` in CTA
+// `rank` of the cluster. CTA-scope release (the default): the arrival only
+// says "done reading"; a cluster-scope release would fence every prior
+// memory access of the thread first (measured: 11% of warp time stalled on
+// membar, the kernel 1.6x slower).
 __device__ __forceinline__ void bar_arrive_cluster(uint64_t* bar, uint32_t rank) {
   asm volatile(
       "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
+      " mbarrier.arrive.shared::cluster.b64 _, [remote];\n}" ::"r"(smem_addr(bar)),
       "r"(rank)
       : "memory");
 }
