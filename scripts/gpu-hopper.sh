@@ -8,7 +8,7 @@ set -uo pipefail
 out=${1:?usage: scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] [SIZES] [KERNELS]}
 prefix=${2:-}
 sizes=${3:-1024,2048,3072,4096,5120,6144,7168,8192,4096x4096x1024}
-kernels=${4:-wgmma_f16,wgmma_bf16,wgmma_ws_f16,wgmma_ws_bf16,wgmma_persistent_f16,wgmma_persistent_bf16,wgmma_cluster_f16,wgmma_cluster_bf16,auto}
+kernels=${4:-wgmma_f16,wgmma_bf16,wgmma_ws_f16,wgmma_ws_bf16,wgmma_persistent_f16,wgmma_persistent_bf16,wgmma_cluster_f16,wgmma_cluster_bf16,wgmma_cluster_f16_128x128,wgmma_cluster_bf16_128x128,auto}
 B=${BUILD_DIR:-build-gpu}
 source scripts/gpu-build.sh "$B" "$prefix" || exit 1
 R=$out/hopper

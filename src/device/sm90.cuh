@@ -1,6 +1,6 @@
 // Hopper (sm_90a) building blocks as thin inline-PTX wrappers: mbarriers,
 // TMA tile loads, wgmma shared-memory descriptors and the m64n256k16
-// instruction, setmaxnreg. Only the Hopper kernel files include this; they
+// instructions (m64n256k16, m64n128k16), setmaxnreg. Only the Hopper kernel files include this; they
 // are compiled for sm_90a alone (CMake target tessel_sm90).
 //
 // Shared-memory operand layout (Operand below). Every k-slice is 64
@@ -178,63 +178,75 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// The 128 accumulator operands of m64n256 and their placeholders %0..%127.
+// The accumulator operands of m64n256 (128) and m64n128 (64) and their placeholders.
 #define TESSEL_ACC8(i)                                                                                    \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
       "+f"(d[i + 7])
 #define TESSEL_ACC32(i) TESSEL_ACC8(i), TESSEL_ACC8(i + 8), TESSEL_ACC8(i + 16), TESSEL_ACC8(i + 24)
-#define TESSEL_REGS128                                                                                      \
-  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                 \
+#define TESSEL_REGS0_63                                                                                     \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                  \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                         \
-  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "                        \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define TESSEL_REGS64_127                                                                                   \
   "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                        \
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
-  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 #define TESSEL_WGMMA_64x256(TYPE)                                                                            \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " " TESSEL_REGS128               \
-               ", %128, %129, 1, 1, 1, %130, %131;"                                                          \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {" TESSEL_REGS0_63 ", "        \
+               TESSEL_REGS64_127 "}, %128, %129, 1, 1, 1, %130, %131;"                                       \
                : TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96)                      \
                : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
+#define TESSEL_WGMMA_64x128(TYPE)                                                                            \
+  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" TESSEL_REGS0_63             \
+               "}, %64, %65, 1, 1, 1, %66, %67;"                                                             \
+               : TESSEL_ACC32(0), TESSEL_ACC32(32)                                                          \
+               : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
 
-// d (64 x 256, FP32, this thread's 128 values) += A (64 x 16) * B (16 x 256),
-// both from shared memory. TransA / TransB: the operand is MN-major.
-// Thread t of the warpgroup holds d[i] at row 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),
-// column 8 (i / 4) + 2 (t % 4) + i % 2.
-template <class T, bool TransA, bool TransB>
-__device__ __forceinline__ void wgmma_64x256(float (&d)[128], uint64_t a, uint64_t b) {
-  if constexpr (std::is_same_v<T, __half>) {
-    TESSEL_WGMMA_64x256("f16");
+// d (64 x N, FP32, this thread's N / 2 values) += A (64 x 16) * B (16 x N),
+// both from shared memory; N = 256 or 128. TransA / TransB: the operand is
+// MN-major. Thread t of the warpgroup holds d[i] at row
+// 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
+template <class T, int N, bool TransA, bool TransB>
+__device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
+  static_assert(N == 256 || N == 128, "m64n256k16 or m64n128k16");
+  constexpr bool kF16 = std::is_same_v<T, __half>;
+  if constexpr (N == 256) {
+    if constexpr (kF16) TESSEL_WGMMA_64x256("f16"); else TESSEL_WGMMA_64x256("bf16");
   } else {
-    static_assert(std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
-    TESSEL_WGMMA_64x256("bf16");
+    if constexpr (kF16) TESSEL_WGMMA_64x128("f16"); else TESSEL_WGMMA_64x128("bf16");
   }
 }
+#undef TESSEL_WGMMA_64x128
 #undef TESSEL_WGMMA_64x256
-#undef TESSEL_REGS128
+#undef TESSEL_REGS64_127
+#undef TESSEL_REGS0_63
 #undef TESSEL_ACC32
 #undef TESSEL_ACC8
 
-// One k-slice (64 deep) for this warpgroup: 4 wgmmas of k 16 over rows a_row0.. of A's tile and all of B's.
-template <class T, class OpA, class OpB>
-__device__ __forceinline__ void mma_slice(float (&d)[128], const void* a_tile, int a_row0, const void* b_tile) {
+// One k-slice (64 deep) for this warpgroup: 4 wgmmas of k 16 over rows
+// a_row0.. of A's tile and all N columns of B's.
+template <class T, class OpA, class OpB, int N>
+__device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile, int a_row0, const void* b_tile) {
   wgmma_fence();
 #pragma unroll
   for (int step = 0; step < kSliceK / 16; ++step) {
-    wgmma_64x256<T, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step), OpB::desc(b_tile, 0, step));
+    wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step),
+                                                         OpB::desc(b_tile, 0, step));
   }
   wgmma_commit();
 }
 
-// C(row0.., col0..) for the 64 x 256 block of one warpgroup's accumulators
+// C(row0.., col0..) for the 64 x N block of one warpgroup's accumulators
 // (thread t of 128), rounded once to C's type CT; rows past m and columns
 // past n are skipped.
-template <class CT, class P>
-__device__ __forceinline__ void store_64x256(const P& p, const float (&d)[128], int64_t row0, int64_t col0, int t) {
+template <class CT, int N, class P>
+__device__ __forceinline__ void store_64xN(const P& p, const float (&d)[N / 2], int64_t row0, int64_t col0, int t) {
   const int64_t row = row0 + 16 * (t / 32) + (t % 32) / 4, col = col0 + 2 * (t % 4);
 #pragma unroll
-  for (int j = 0; j < 64; ++j) {  // pair j: d[2j], d[2j + 1]
+  for (int j = 0; j < N / 4; ++j) {  // pair j: d[2j], d[2j + 1]
     const int64_t i = row + 8 * (j % 2);
     if (i < p.m) store_pair<CT>(p, i, col + 8 * (j / 2), d[2 * j], d[2 * j + 1]);
   }

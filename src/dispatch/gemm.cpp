@@ -193,9 +193,9 @@ bool all_aligned(const GemmArgs& a) {
 }
 
 // The auto-dispatch choice: a kernel the tuning file names for this exact
-// call, if it can take it; otherwise pick_by_blocks() among the kernels of
-// the latest ladder step that can take the arguments (each step is faster
-// than the one before on large shapes).
+// call, if it can take it; otherwise pick_by_blocks() (pick_by_waves() for
+// persistent kernels) among the kernels of the latest ladder step that can
+// take the arguments (each step is faster than the one before on large shapes).
 Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
@@ -210,7 +210,9 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   for (const KernelEntry& e : registry()) {
     if (e.info.ladder_step == step && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
   }
-  *chosen = pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
+  const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
+                                                             [](const KernelEntry* e) { return e->persistent; });
+  *chosen = persistent ? pick_by_waves(candidates, a.m, a.n, d.sms) : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }

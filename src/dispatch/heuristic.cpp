@@ -1,5 +1,7 @@
 #include "dispatch/heuristic.hpp"
 
+#include <algorithm>
+
 #include "kernels/simt/configs.hpp"
 
 namespace tessel {
@@ -25,6 +27,21 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   if (fill) return fill;
   if (split && (k >= 2 * impl::kMinSplitDepth || !most)) return split;
   return most;
+}
+
+const KernelEntry* pick_by_waves(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int sms) {
+  auto area = [](const KernelEntry* e) { return int64_t(e->info.tile_m) * e->info.tile_n; };
+  int64_t largest = 0;
+  for (const KernelEntry* e : candidates) largest = std::max(largest, area(e));
+  const KernelEntry* best = nullptr;
+  double best_score = -1.0;
+  for (const KernelEntry* e : candidates) {
+    const int64_t tiles = ((m + e->info.tile_m - 1) / e->info.tile_m) * ((n + e->info.tile_n - 1) / e->info.tile_n);
+    const int64_t waves = (tiles + sms - 1) / sms;
+    const double score = double(tiles) / double(waves * sms) * (area(e) == largest ? 1.0 : 0.9);
+    if (score > best_score || (score == best_score && area(e) > area(best))) best = e, best_score = score;
+  }
+  return best;
 }
 
 }  // namespace tessel

@@ -17,4 +17,10 @@ namespace tessel {
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms);
 
+// Among persistent kernels (one block per SM walking the tiles), the one
+// whose tiles fill the waves best: tiles / (waves x sms), with a 10% toll on
+// any tile smaller than the largest (less reuse of each load). Null for no
+// candidates.
+const KernelEntry* pick_by_waves(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int sms);
+
 }  // namespace tessel

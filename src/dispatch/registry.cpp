@@ -66,7 +66,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, 8, 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1};
+  return {info, Launch, 1, step >= 13};
 }
 
 }  // namespace
@@ -123,10 +123,14 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_persistent_f16", 13, DType::kF16, "step 12 on a persistent grid: one block per SM walks the tiles"),
       hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig>("wgmma_persistent_bf16", 13, DType::kBF16,
                                                                      "step 13 for bf16 inputs"),
-      hopper<launch_cluster<DType::kF16>, ClusterConfig>(
+      hopper<launch_cluster<Cluster128x256, DType::kF16>, Cluster128x256>(
           "wgmma_cluster_f16", 14, DType::kF16, "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
-      hopper<launch_cluster<DType::kBF16>, ClusterConfig>("wgmma_cluster_bf16", 14, DType::kBF16,
-                                                          "step 14 for bf16 inputs"),
+      hopper<launch_cluster<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_cluster_bf16", 14, DType::kBF16,
+                                                                           "step 14 for bf16 inputs"),
+      hopper<launch_cluster<Cluster128x128, DType::kF16>, Cluster128x128>(
+          "wgmma_cluster_f16_128x128", 14, DType::kF16, "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
+      hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128>("wgmma_cluster_bf16_128x128", 14,
+                                                                           DType::kBF16, "step 14 bf16, 128x128 tiles"),
   };
   return table;
 }

@@ -14,6 +14,7 @@ struct KernelEntry {
   KernelInfo info;
   impl::LaunchFn launch;
   int blocks_per_sm = 1;  // blocks one SM holds at once (for the dispatcher's block-count rule)
+  bool persistent = false;  // one block per SM walks the tiles (the dispatcher's wave rule)
 };
 
 // In ladder order.

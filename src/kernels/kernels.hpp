@@ -54,7 +54,7 @@ template <DType AB>
 cudaError_t launch_warp_specialized(const GemmArgs& args, cudaStream_t stream);
 template <DType AB>
 cudaError_t launch_persistent(const GemmArgs& args, cudaStream_t stream);
-template <DType AB>
+template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros

@@ -39,6 +39,25 @@ TEST(Heuristic, FewerSmsNeedFewerBlocks) {
 
 TEST(Heuristic, NoCandidatesNoChoice) {
   EXPECT_EQ(tessel::pick_by_blocks({}, 10, 10, 10, 132), nullptr);
+  EXPECT_EQ(tessel::pick_by_waves({}, 10, 10, 132), nullptr);
+}
+
+// Step 14's configurations (persistent: the wave rule).
+std::string pick_persistent(int64_t m, int64_t n, int sms = 132) {
+  std::vector<const tessel::KernelEntry*> candidates;
+  for (const auto& e : tessel::registry()) {
+    if (e.info.ladder_step == 14 && e.info.precisions[0].ab == tessel::DType::kBF16) candidates.push_back(&e);
+  }
+  const tessel::KernelEntry* e = tessel::pick_by_waves(candidates, m, n, sms);
+  return e ? e->info.name : "none";
+}
+
+TEST(Heuristic, PersistentKernelsFillTheLastWave) {
+  EXPECT_EQ(pick_persistent(4096, 4096), "wgmma_cluster_bf16");          // 512 tiles: 3.9 of 4 waves
+  EXPECT_EQ(pick_persistent(8192, 8192), "wgmma_cluster_bf16");
+  EXPECT_EQ(pick_persistent(2048, 2048), "wgmma_cluster_bf16");          // 128 tiles, one wave
+  EXPECT_EQ(pick_persistent(3072, 3072), "wgmma_cluster_bf16_128x128");  // 288 tiles: 2.2 of 3 waves
+  EXPECT_EQ(pick_persistent(1024, 1024), "wgmma_cluster_bf16_128x128");  // 32 tiles of 128x256 leave 100 SMs idle
 }
 
 }  // namespace

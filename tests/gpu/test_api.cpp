@@ -131,7 +131,7 @@ TEST_F(Api, TensorKernelsRefuseMisalignedAbByNameButAutoTakesThem) {
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("not f32"), std::string::npos) << s.message();
     }
-    EXPECT_EQ(tested, p.ab == tessel::DType::kF32 || !hopper() ? 2 : 6) << name;  // + steps 11-14 on Hopper
+    EXPECT_EQ(tested, p.ab == tessel::DType::kF32 || !hopper() ? 2 : 7) << name;  // + steps 11-14 on Hopper
     for (const tessel::GemmArgs& a : {odd_lda, odd_ptr}) {
       std::string chosen;
       ASSERT_TRUE(tessel::select_kernel(a, &chosen).ok());

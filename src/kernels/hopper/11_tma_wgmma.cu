@@ -63,11 +63,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
   __syncthreads();
 
-  float acc[128] = {};
+  float acc[Cfg::kBN / 2] = {};
   sm90::Ring<S> ring;
   for (int kt = 0; kt < slices; ++kt, ring.next()) {
     sm90::bar_wait(&full[ring.stage], ring.parity);
-    sm90::mma_slice<T, typename Ops::A, typename Ops::B>(acc, smem.a(ring.stage), 0, smem.b(ring.stage));
+    sm90::mma_slice<T, typename Ops::A, typename Ops::B, Cfg::kBN>(acc, smem.a(ring.stage), 0, smem.b(ring.stage));
     sm90::wgmma_wait<0>();
     __syncthreads();  // every warp is done with this stage: refill it
     if (tid == 0 && kt + S < slices) load(ring.stage, kt + S);

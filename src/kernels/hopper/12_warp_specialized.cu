@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     const int row0 = (warpgroup - 1) * 64;
-    float acc[128];
+    float acc[Cfg::kBN / 2];
     consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
     store_tile(p, acc, m0 + row0, n0, t);
   }

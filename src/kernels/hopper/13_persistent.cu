@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     const int row0 = (warpgroup - 1) * 64;
-    float acc[128];
+    float acc[Cfg::kBN / 2];
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int bm, bn;
       device::grouped_tile<Cfg::kGroup>(tile, tiles_m, tiles_n, bm, bn);

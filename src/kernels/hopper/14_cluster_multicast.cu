@@ -31,9 +31,8 @@ namespace tessel::impl {
 namespace {
 
 namespace sm90 = device::sm90;
-using Cfg = ClusterConfig;
 
-template <class T, bool TA, bool TB>
+template <class Cfg, class T, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    device::TcParams<T> p) {
@@ -64,7 +63,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     const int row0 = (warpgroup - 1) * 64;
-    float acc[128];
+    float acc[Cfg::kBN / 2];
     for (int tile = first; tile < cluster_tiles; tile += stride) {
       int bm, bn;
       device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
@@ -77,7 +76,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 }  // namespace
 
-template <DType AB>
+template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   constexpr int kPair = Cfg::kCluster;
@@ -86,7 +85,7 @@ cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
   const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    auto kernel = cluster_kernel<T, ta, tb>;
+    auto kernel = cluster_kernel<Cfg, T, ta, tb>;
     int clusters = 0;
     if (cudaError_t err = max_active_clusters<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
@@ -95,7 +94,10 @@ cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-template cudaError_t launch_cluster<DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<DType::kBF16>(const GemmArgs&, cudaStream_t);
+// The configurations the registry lists (src/dispatch/registry.cpp).
+template cudaError_t launch_cluster<Cluster128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

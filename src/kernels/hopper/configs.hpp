@@ -25,9 +25,15 @@ struct WarpSpecializedConfig {
 };
 
 // Step 14: step 13 in clusters of two CTAs on neighbouring row tiles that
-// load half of their common B slice each and multicast it to both.
+// load half of their common B slice each and multicast it to both; a
+// 128 x 128 configuration (half the columns, 6 stages in the same shared
+// memory) for sizes where 128 x 256 tiles leave a last wave mostly empty.
+template <int BN, int Stages>
 struct ClusterConfig : WarpSpecializedConfig {
+  static constexpr int kBN = BN, kStages = Stages;
   static constexpr int kCluster = 2;
 };
+using Cluster128x256 = ClusterConfig<256, 4>;
+using Cluster128x128 = ClusterConfig<128, 6>;
 
 }  // namespace tessel::impl

@@ -33,12 +33,13 @@ __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const
   }
 }
 
-// acc = this warpgroup's rows a_row0..+63 of the tile, over `slices` k-slices from the ring.
+// acc = this warpgroup's rows a_row0..+63 of the tile (N accumulators per
+// thread: 2N columns), over `slices` k-slices from the ring.
 // Keeps one slice of wgmmas in flight: the stage of slice kt - 1 is released
 // once slice kt is issued and kt - 1 has completed. `signals`: this thread
 // arrives on the empty barriers for its warpgroup.
-template <class T, class Ops, int S>
-__device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<Ops, S>& smem,
+template <class T, class Ops, int S, int N>
+__device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals) {
   namespace sm90 = device::sm90;
   auto release = [&](int stage) {
@@ -50,11 +51,11 @@ __device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<O
     }
   };
 #pragma unroll
-  for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+  for (int i = 0; i < N; ++i) acc[i] = 0.0f;
   int previous = 0;
   for (int kt = 0; kt < slices; ++kt, ring.next()) {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
-    sm90::mma_slice<T, typename Ops::A, typename Ops::B>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
+    sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
     sm90::wgmma_wait<1>();
     if (kt > 0 && signals) release(previous);
     previous = ring.stage;
@@ -64,14 +65,15 @@ __device__ __forceinline__ void consume_tile(float (&acc)[128], const Sm90Smem<O
   sm90::fence_acc(acc);
 }
 
-// C's rows a_row0.. of the tile from one consumer warpgroup (thread t of 128).
-template <class T>
-__device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const float (&acc)[128], int64_t row0,
+// C's rows a_row0.. of the tile from one consumer warpgroup (thread t of 128;
+// N accumulators: the tile is 2N columns wide).
+template <class T, int N>
+__device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const float (&acc)[N], int64_t row0,
                                            int64_t col0, int t) {
   if (p.c_f32) {
-    device::sm90::store_64x256<float>(p, acc, row0, col0, t);
+    device::sm90::store_64xN<float, 2 * N>(p, acc, row0, col0, t);
   } else {
-    device::sm90::store_64x256<T>(p, acc, row0, col0, t);
+    device::sm90::store_64xN<T, 2 * N>(p, acc, row0, col0, t);
   }
 }
 
