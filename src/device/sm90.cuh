@@ -92,6 +92,32 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       : "memory");
 }
 
+// Copies a box from shared memory to global memory at (inner, outer) of
+// `map`; elements outside the tensor are not written. Completion is
+// tracked per thread in bulk groups (bulk_commit / bulk_wait_read).
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until at most Pending of this thread's bulk groups still read their shared memory.
+template <int Pending>
+__device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
+}
+// Waits until all of this thread's bulk groups have completed (their writes are done).
+__device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+// Orders this thread's ordinary shared-memory writes before later reads by the copy engine.
+__device__ __forceinline__ void fence_to_async_proxy() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// bar.sync on barrier `id` for `threads` threads (one warpgroup: 128).
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
 // ---- clusters ------------------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r;

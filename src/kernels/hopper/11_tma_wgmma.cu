@@ -87,7 +87,9 @@ cudaError_t launch_tma_wgmma(const GemmArgs& a, cudaStream_t stream) {
   const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    return launch_sm90<Cfg, Ops, ta, tb>(tma_wgmma_kernel<T, ta, tb>, a, p, unsigned(tiles), stream);
+    CUtensorMap map_a, map_b;
+    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    return launch_sm90<Cfg, Ops>(tma_wgmma_kernel<T, ta, tb>, unsigned(tiles), stream, map_a, map_b, p);
   });
 }
 

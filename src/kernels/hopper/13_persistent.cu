@@ -78,7 +78,9 @@ cudaError_t launch_persistent(const GemmArgs& a, cudaStream_t stream) {
   const unsigned grid = unsigned(std::min<int64_t>(tiles, sms));
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    return launch_sm90<Cfg, Ops, ta, tb>(persistent_kernel<T, ta, tb>, a, p, grid, stream);
+    CUtensorMap map_a, map_b;
+    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    return launch_sm90<Cfg, Ops>(persistent_kernel<T, ta, tb>, grid, stream, map_a, map_b, p);
   });
 }
 

@@ -1,4 +1,5 @@
-// Step 14: clusters of two CTAs that share B's copies (TMA multicast) (Hopper, sm_90a).
+// Step 14: clusters of two CTAs that share B's copies (TMA multicast), TMA-store
+// epilogue (Hopper, sm_90a).
 //
 // What changes over step 13:
 //  - The grid is made of clusters of 2 CTAs (thread-block clusters: CTAs
@@ -13,6 +14,11 @@
 //    with it (the peer's multicast writes into it): each consumer
 //    warpgroup arrives on the empty barrier of both CTAs (mapa + a
 //    cluster-scope arrive), and each empty barrier counts 2 x 2 arrivals.
+//  - With beta = 0, results leave through shared memory and TMA stores
+//    (store_tile_tma): a warpgroup writes 64 x 128-byte chunks into two
+//    swizzled buffers and goes on while the copy engine stores them, so the
+//    stores of one tile overlap the wgmmas of the next. (beta != 0 or a C
+//    not in 16-byte units: direct stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of row tiles.
 //    The CTAs meet at a cluster barrier after setting up their barriers
@@ -35,7 +41,7 @@ namespace sm90 = device::sm90;
 template <class Cfg, class T, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   device::TcParams<T> p) {
+                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
@@ -62,14 +68,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
-    const int row0 = (warpgroup - 1) * 64;
+    const int consumer = warpgroup - 1, row0 = consumer * 64;
     float acc[Cfg::kBN / 2];
+    int buffer = 0;
     for (int tile = first; tile < cluster_tiles; tile += stride) {
       int bm, bn;
       device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
       consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
-      store_tile(p, acc, int64_t(bm * kPair + rank) * Cfg::kBM + row0, int64_t(bn) * Cfg::kBN, t);
+      const int i0 = (bm * kPair + rank) * Cfg::kBM + row0, j0 = bn * Cfg::kBN;
+      if (!tma_store) {
+        store_tile(p, acc, i0, j0, t);
+      } else if (p.c_f32) {
+        store_tile_tma<float>(&map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+      } else {
+        store_tile_tma<T>(&map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+      }
     }
+    if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }
   sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
 }
@@ -90,7 +105,18 @@ cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
     if (cudaError_t err = max_active_clusters<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
     const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
-    return launch_sm90<Cfg, Ops, ta, tb>(kernel, a, p, grid, stream);
+    CUtensorMap map_a, map_b, map_c{};
+    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    // TMA stores need beta = 0 (C is not read) and C, ldc in 16-byte units.
+    const size_t c_size = size_of(a.precision.c);
+    const bool tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0;
+    if (tma_store) {
+      if (cudaError_t err = make_tensor_map(&map_c, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64);
+          err != cudaSuccess) {
+        return err;
+      }
+    }
+    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, p, tma_store);
   });
 }
 

@@ -11,6 +11,7 @@ struct TmaWgmmaConfig {
   static constexpr int kConsumers = 1;       // warpgroups that multiply
   static constexpr int kThreads = 128 * kConsumers;
   static constexpr int kCluster = 1;         // CTAs sharing B's loads
+  static constexpr bool kTmaStore = false;   // epilogue through shared memory and TMA stores
   static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
 };
 
@@ -22,16 +23,19 @@ struct WarpSpecializedConfig {
   static constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128*40 + 256*232 <= 65536
   static constexpr int kGroup = 8;
   static constexpr int kCluster = 1;
+  static constexpr bool kTmaStore = false;
 };
 
 // Step 14: step 13 in clusters of two CTAs on neighbouring row tiles that
 // load half of their common B slice each and multicast it to both; a
 // 128 x 128 configuration (half the columns, 6 stages in the same shared
 // memory) for sizes where 128 x 256 tiles leave a last wave mostly empty.
+// With beta = 0 the results leave through shared memory and TMA stores.
 template <int BN, int Stages>
 struct ClusterConfig : WarpSpecializedConfig {
   static constexpr int kBN = BN, kStages = Stages;
   static constexpr int kCluster = 2;
+  static constexpr bool kTmaStore = true;
 };
 using Cluster128x256 = ClusterConfig<256, 4>;
 using Cluster128x128 = ClusterConfig<128, 6>;

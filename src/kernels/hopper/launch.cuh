@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "device/common.cuh"
 #include "device/sm90.cuh"
@@ -19,12 +20,18 @@ struct Sm90Operands {
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
-  // Stages of A and B, a full and an empty barrier per stage, and slack to
-  // align the start to a swizzle atom.
-  static constexpr int kSmemBytes = Cfg::kStages * (kStageBytes + 16) + device::sm90::kSwizzleAtom;
+  // Output staging for a TMA-store epilogue: two 64-row x 128-byte buffers per consumer warpgroup.
+  static constexpr int kStoreBufferBytes = 64 * 128;
+  static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
+  // Stages of A and B; a full and an empty barrier per stage (in a 1 KiB
+  // block, so that the store buffers after them stay swizzle-aligned); the
+  // store buffers; slack to align the start to a swizzle atom.
+  static constexpr int kSmemBytes = Cfg::kStages * kStageBytes + device::sm90::kSwizzleAtom +
+                                    kStoreBuffers * kStoreBufferBytes + device::sm90::kSwizzleAtom;
+  static_assert(Cfg::kStages * 16 <= device::sm90::kSwizzleAtom, "barriers fit their block");
 };
 
-// The shared-memory carve-up of Sm90Operands: stage s of A and B, and the barriers.
+// The shared-memory carve-up of Sm90Operands: stage s of A and B, the barriers, the store buffers.
 template <class Ops, int Stages>
 struct Sm90Smem {
   char* base;
@@ -35,6 +42,10 @@ struct Sm90Smem {
   __device__ char* b(int s) const { return base + Stages * Ops::A::kBytes + s * Ops::B::kBytes; }
   __device__ uint64_t* full() const { return reinterpret_cast<uint64_t*>(base + Stages * Ops::kStageBytes); }
   __device__ uint64_t* empty() const { return full() + Stages; }
+  // The two store buffers of consumer warpgroup `consumer`.
+  __device__ char* store_buffers(int consumer) const {
+    return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * Ops::kStoreBufferBytes;
+  }
 };
 
 // The largest m, n, k a tensor map coordinate (int32) reaches.
@@ -54,13 +65,10 @@ cudaError_t make_operand_maps(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap
   return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter);
 }
 
-// Launches kernel(map_a, map_b, p) on `grid` blocks of Cfg::kThreads (in
-// clusters of Ops::kCluster along x) with Ops' shared memory.
-template <class Cfg, class Ops, bool TA, bool TB, class Params>
-cudaError_t launch_sm90(void (*kernel)(CUtensorMap, CUtensorMap, Params), const GemmArgs& a, const Params& p,
-                        unsigned grid, cudaStream_t stream) {
-  CUtensorMap map_a, map_b;
-  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+// Launches kernel(args...) on `grid` blocks of Cfg::kThreads (in clusters
+// of Ops::kCluster along x) with Ops' shared memory.
+template <class Cfg, class Ops, class... Params, class... Args>
+cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, Args&&... args) {
   if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
       err != cudaSuccess) {
     return err;
@@ -71,12 +79,12 @@ cudaError_t launch_sm90(void (*kernel)(CUtensorMap, CUtensorMap, Params), const 
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
   config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, map_a, map_b, p);
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 // How many clusters of Ops::kCluster blocks of `kernel` the current GPU runs at once.
-template <class Cfg, class Ops, class Params>
-cudaError_t max_active_clusters(void (*kernel)(CUtensorMap, CUtensorMap, Params), int* clusters) {
+template <class Cfg, class Ops, class... Params>
+cudaError_t max_active_clusters(void (*kernel)(Params...), int* clusters) {
   if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
       err != cudaSuccess) {
     return err;

@@ -32,8 +32,10 @@ cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int
   const cuuint64_t strides[1] = {cuuint64_t(ld) * elem};  // bytes between rows
   const cuuint32_t box[2] = {cuuint32_t(box_inner), cuuint32_t(box_outer)};
   const cuuint32_t element_strides[2] = {1, 1};
-  const CUresult r = encode(map, dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
-                            2, const_cast<void*>(base), dims, strides, box, element_strides,
+  const CUtensorMapDataType type = dtype == DType::kBF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                   : dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                          : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUresult r = encode(map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;

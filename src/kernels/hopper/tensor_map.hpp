@@ -8,7 +8,7 @@
 namespace tessel::impl {
 
 // A 2D tensor map over a row-major matrix of `outer` rows of `inner`
-// elements of type dtype (f16 or bf16), rows ld elements apart, read in
+// elements of type dtype, rows ld elements apart, read in
 // boxes of box_outer x box_inner with 128-byte swizzle (box_inner * element
 // size must be 128 bytes); out-of-bounds elements read as zero. Needs base
 // 16-byte aligned and ld * element size a multiple of 16.

@@ -77,6 +77,53 @@ __device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const f
   }
 }
 
+// The TMA-store epilogue of one consumer warpgroup: its 64 x 2N block of C
+// (N accumulators per thread; beta = 0) leaves in chunks of 64 rows x 128
+// bytes. Each chunk is scaled by alpha, rounded to CT and written into one
+// of the warpgroup's two shared-memory buffers, in the layout of a
+// 128-byte-swizzled TMA box (16-byte piece q of row r at piece q ^ (r % 8):
+// conflict-free stores), then one thread issues the TMA store and the
+// warpgroup goes on without waiting for it: with two buffers, the store of
+// one chunk overlaps the writing of the next, and the last stores of a tile
+// overlap the next tile's wgmmas. A buffer is rewritten only after the
+// store issued from it two chunks before has read it (bulk_wait_read<1>).
+// Rows and columns outside C are clipped by TMA. `next` (0 or 1): the
+// buffer to use first, carried across tiles; barrier: this warpgroup's
+// named barrier.
+template <class CT, int N>
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const float (&acc)[N], float alpha,
+                                               int row0, int col0, int t, char* buffers, int& next, int barrier) {
+  namespace sm90 = device::sm90;
+  using Pair = typename device::Pair<CT>::type;
+  constexpr int kBufferBytes = 64 * 128;
+  constexpr int kChunkCols = 128 / int(sizeof(CT));  // columns per chunk
+  constexpr int kPairs = kChunkCols / 4;             // accumulator pairs per thread per chunk
+  constexpr int kChunks = N / 2 / kPairs;
+  const int warp = t / 32, lane = t % 32;
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c) {
+    char* buffer = buffers + next * kBufferBytes;
+    if (t == 0) sm90::bulk_wait_read<1>();
+    sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
+#pragma unroll
+    for (int q = 0; q < kPairs; ++q) {
+      const int j = c * kPairs + q;  // pair j: d[2j], d[2j + 1]
+      const int row = 16 * warp + lane / 4 + 8 * (j % 2);
+      const int byte = (8 * (j / 2) + 2 * (lane % 4) - c * kChunkCols) * int(sizeof(CT));
+      Pair v;
+      v.x = device::from_float<CT>(alpha * acc[2 * j]), v.y = device::from_float<CT>(alpha * acc[2 * j + 1]);
+      *reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16) = v;
+    }
+    sm90::fence_to_async_proxy();
+    sm90::named_barrier(barrier, sm90::kWarpgroup);  // the chunk is written
+    if (t == 0) {
+      sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, row0);
+      sm90::bulk_commit();
+    }
+    next ^= 1;
+  }
+}
+
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
 // one per consumer warpgroup of the cluster. In a cluster, no CTA goes on
 // before every CTA's barriers are ready (the others arrive on them).
