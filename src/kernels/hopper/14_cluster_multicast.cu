@@ -17,8 +17,8 @@
 //  - With beta = 0, results leave through shared memory and TMA stores
 //    (store_tile_tma): a warpgroup writes 64 x 128-byte chunks into two
 //    swizzled buffers and goes on while the copy engine stores them, so the
-//    stores of one tile overlap the wgmmas of the next. (beta != 0 or a C
-//    not in 16-byte units: direct stores from registers, as before.)
+//    stores of one tile overlap the wgmmas of the next. (beta != 0, or C,
+//    ldc or n not in 16-byte units: direct stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of row tiles.
 //    The CTAs meet at a cluster barrier after setting up their barriers
@@ -107,9 +107,13 @@ cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
     const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
     CUtensorMap map_a, map_b, map_c{};
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    // TMA stores need beta = 0 (C is not read) and C, ldc in 16-byte units.
+    // TMA stores need beta = 0 (C is not read) and C, ldc and n in 16-byte
+    // units: a store writes whole 16-byte pieces, so a row that ends inside
+    // one would overwrite the elements after it (measured: n = 7 bf16 wrote
+    // the 8th element of each row).
     const size_t c_size = size_of(a.precision.c);
-    const bool tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0;
+    const bool tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 &&
+                           a.n * c_size % 16 == 0;
     if (tma_store) {
       if (cudaError_t err = make_tensor_map(&map_c, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64);
           err != cudaSuccess) {
