@@ -51,7 +51,13 @@ TEST(Registry, HoldsTheLadderInOrder) {
       }
     }
   }
-  EXPECT_EQ(ks.back().ladder_step, 10);
+  // Hopper steps 11-14: sm_90a code, compute capability 9.0 only; every earlier step runs on 8.0 and newer.
+  for (const auto& k : ks) {
+    const int cc = k.ladder_step >= 11 ? 90 : 80;
+    EXPECT_EQ(k.min_compute_capability, cc) << k.name;
+    EXPECT_EQ(k.max_compute_capability, k.ladder_step >= 11 ? 90 : 0) << k.name;
+  }
+  EXPECT_EQ(ks.back().ladder_step, 14);
 }
 
 // Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
