@@ -34,7 +34,7 @@ else
     "$B/tessel" bench --kernel "$k" --dtype "$d" --sizes "$sizes" --repeat 10 \
       --csv "$R/bench_$d.csv" --json "$R/bench_$d.json" > "$R/bench_$d.txt" 2>&1 || status=1
     python3 scripts/plot_bench.py "$R/bench_$d.csv" "$R/$d.png" \
-      --title "tessel $d Hopper kernels vs cuBLAS ($(head -1 "$R/info.txt" | sed 's/.*: //'))" || status=1
+      --title "tessel $d Hopper kernels vs cuBLAS ($(head -1 "$R/info.txt" | sed 's/.*: //; s/ (.*//'))" || status=1
   done
   "$B/tessel" bench --kernel auto --dtype f16:f32,bf16:f32 --sizes 4096,8192 --repeat 10 \
     --csv "$R/bench_f32out.csv" --json "$R/bench_f32out.json" > "$R/bench_f32out.txt" 2>&1 || status=1
