@@ -33,12 +33,29 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// "all" -> every registered kernel; each name must be registered or "auto".
+// Whether kernel k's device code runs on the current GPU (true when no GPU is visible).
+bool runs_on_this_gpu(const KernelInfo& k) {
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  const int cc = 10 * major + minor;
+  return cc >= k.min_compute_capability && (k.max_compute_capability == 0 || cc <= k.max_compute_capability);
+}
+
+// "all" -> every registered kernel this GPU can run (the sm_90a steps only
+// on compute capability 9.0); each name must be registered or "auto" (a
+// kernel named explicitly runs, or reports why not, on any GPU).
 std::vector<std::string> expand_kernels(const std::vector<std::string>& asked) {
   std::vector<std::string> out;
   for (const std::string& name : asked) {
     if (name == "all") {
-      for (const KernelInfo& k : kernels()) out.push_back(k.name);
+      for (const KernelInfo& k : kernels()) {
+        if (runs_on_this_gpu(k)) out.push_back(k.name);
+      }
     } else if (name == kAuto || find_kernel(name)) {
       out.push_back(name);
     } else {
@@ -400,7 +417,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   float v_alpha = 1, v_beta = 0;
   int64_t v_pad = 0;
   auto* verify = app.add_subcommand("verify", "Check kernels against cuBLAS and an fp64 reference");
-  verify->add_option("--kernel", vo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  verify->add_option("--kernel", vo.kernels, "Kernel names, 'auto' or 'all' (every kernel this GPU runs)")->delimiter(',')->capture_default_str();
   verify->add_option("--dtype", vo.dtypes, dtype_help)->delimiter(',');
   verify->add_option("--sizes", vo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   verify->add_option("--ops", vo.ops, "Op pairs, e.g. NN,NT,TN,TT")->capture_default_str();
@@ -411,7 +428,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
-  bench->add_option("--kernel", bo.kernels, "Kernel names, 'auto' or 'all'")->delimiter(',')->capture_default_str();
+  bench->add_option("--kernel", bo.kernels, "Kernel names, 'auto' or 'all' (every kernel this GPU runs)")->delimiter(',')->capture_default_str();
   bench->add_option("--dtype", bo.dtypes, dtype_help)->delimiter(',');
   bench->add_option("--sizes", bo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   bench->add_option("--ops", bo.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
