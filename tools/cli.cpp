@@ -33,19 +33,6 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Whether kernel k's device code runs on the current GPU (true when no GPU is visible).
-bool runs_on_this_gpu(const KernelInfo& k) {
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
-    cudaGetLastError();
-    return true;
-  }
-  const int cc = 10 * major + minor;
-  return cc >= k.min_compute_capability && (k.max_compute_capability == 0 || cc <= k.max_compute_capability);
-}
-
 // "all" -> every registered kernel this GPU can run (the sm_90a steps only
 // on compute capability 9.0); each name must be registered or "auto" (a
 // kernel named explicitly runs, or reports why not, on any GPU).
@@ -53,8 +40,9 @@ std::vector<std::string> expand_kernels(const std::vector<std::string>& asked) {
   std::vector<std::string> out;
   for (const std::string& name : asked) {
     if (name == "all") {
+      const int cc = gpu_available() ? query_gpu().compute_capability : 0;  // 0: no GPU, list every kernel
       for (const KernelInfo& k : kernels()) {
-        if (runs_on_this_gpu(k)) out.push_back(k.name);
+        if (cc == 0 || k.runs_on(cc)) out.push_back(k.name);
       }
     } else if (name == kAuto || find_kernel(name)) {
       out.push_back(name);

@@ -145,6 +145,10 @@ struct KernelInfo {
   bool takes(const Precision& p) const {
     return std::find(precisions.begin(), precisions.end(), p) != precisions.end();
   }
+  // Whether its device code runs on a GPU of compute capability cc (10 * major + minor).
+  bool runs_on(int cc) const {
+    return cc >= min_compute_capability && (max_compute_capability == 0 || cc <= max_compute_capability);
+  }
 };
 
 // All registered kernels, in ladder order.

@@ -149,7 +149,7 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
                                            ", not " + to_string(a.precision)};
   }
   const int max_cc = info.max_compute_capability;
-  if (cc < info.min_compute_capability || (max_cc != 0 && cc > max_cc)) {
+  if (!info.runs_on(cc)) {
     const std::string needs = max_cc == info.min_compute_capability ? "compute capability " + cc_string(max_cc)
                               : max_cc != 0 ? "compute capability " + cc_string(info.min_compute_capability) +
                                                   " to " + cc_string(max_cc)

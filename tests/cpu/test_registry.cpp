@@ -56,6 +56,9 @@ TEST(Registry, HoldsTheLadderInOrder) {
     const int cc = k.ladder_step >= 11 ? 90 : 80;
     EXPECT_EQ(k.min_compute_capability, cc) << k.name;
     EXPECT_EQ(k.max_compute_capability, k.ladder_step >= 11 ? 90 : 0) << k.name;
+    EXPECT_TRUE(k.runs_on(90)) << k.name;
+    EXPECT_EQ(k.runs_on(80), k.ladder_step < 11) << k.name;
+    EXPECT_EQ(k.runs_on(100), k.ladder_step < 11) << k.name;
   }
   EXPECT_EQ(ks.back().ladder_step, 14);
 }

@@ -2,25 +2,18 @@
 
 #include <gtest/gtest.h>
 
-#include <cuda_runtime.h>
 #include <tessel/tessel.hpp>
 
 #include "harness/gpu.hpp"
 
 // The current GPU's compute capability as 10 * major + minor.
 inline int compute_capability() {
-  int device = 0, major = 0, minor = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  return 10 * major + minor;
+  static const int cc = tessel::harness::query_gpu().compute_capability;
+  return cc;
 }
 inline bool hopper() { return compute_capability() == 90; }
 // Whether kernel k's device code runs on the current GPU.
-inline bool runs_here(const tessel::KernelInfo& k) {
-  const int cc = compute_capability();
-  return cc >= k.min_compute_capability && (k.max_compute_capability == 0 || cc <= k.max_compute_capability);
-}
+inline bool runs_here(const tessel::KernelInfo& k) { return k.runs_on(compute_capability()); }
 
 // Base fixture: skips (reported as skipped) when no GPU is visible.
 class GpuTest : public ::testing::Test {
