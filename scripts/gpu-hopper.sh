@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The Hopper steps (11-14) on a GPU machine, in two parts that each fit a
+# The Hopper steps (11-15) on a GPU machine, in two parts that each fit a
 # 10-minute device call:
 #   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] tests   SASS check (HGMMA count, no local memory),
 #                                                       every GPU test (ctest), CLI verify of every kernel
-#   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] bench   f16 and bf16 benchmark of steps 10-14 and
+#   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] bench   f16 and bf16 (DTYPES=bf16: one) benchmark of steps 10-15 and
 #                                                       auto-dispatch against cuBLAS, FP32-output rows, plots
 # Writes OUT_DIR/hopper/ and OUT_DIR/hopper-PART.tgz; prints a short summary.
 set -uo pipefail
@@ -29,16 +29,17 @@ if [ "$part" = tests ]; then
   tail -1 "$R/verify.log"
 else
   sizes=1024,2048,3072,4096,5120,6144,7168,8192,4096x4096x1024
-  for d in f16 bf16; do
-    k=mma_$d,wgmma_$d,wgmma_ws_$d,wgmma_persistent_$d,wgmma_cluster_$d,wgmma_cluster_${d}_128x128,auto
+  for d in ${DTYPES:-f16 bf16}; do
+    k=mma_$d,wgmma_$d,wgmma_ws_$d,wgmma_persistent_$d,wgmma_cluster_$d,wgmma_cluster_${d}_128x192,wgmma_cluster_${d}_128x128
+    k=$k,wgmma_cluster_${d}_128x64,wgmma_streamk_$d,auto
     "$B/tessel" bench --kernel "$k" --dtype "$d" --sizes "$sizes" --repeat 10 \
       --csv "$R/bench_$d.csv" --json "$R/bench_$d.json" > "$R/bench_$d.txt" 2>&1 || status=1
     python3 scripts/plot_bench.py "$R/bench_$d.csv" "$R/$d.png" \
       --title "tessel $d Hopper kernels vs cuBLAS ($(head -1 "$R/info.txt" | sed 's/.*: //; s/ (.*//'))" || status=1
   done
-  "$B/tessel" bench --kernel auto --dtype f16:f32,bf16:f32 --sizes 4096,8192 --repeat 10 \
+  [ -n "${DTYPES:-}" ] || "$B/tessel" bench --kernel auto --dtype f16:f32,bf16:f32 --sizes 4096,8192 --repeat 10 \
     --csv "$R/bench_f32out.csv" --json "$R/bench_f32out.json" > "$R/bench_f32out.txt" 2>&1 || status=1
-  grep -h "auto" "$R/bench_f16.txt" "$R/bench_bf16.txt" "$R/bench_f32out.txt"
+  grep -h "auto" "$R"/bench_*.txt
 fi
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$R/gpu-$part.txt" || true
 (cd "$out" && tar czf "hopper-$part.tgz" hopper)

@@ -153,32 +153,38 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 // One operand's k-slice in shared memory (see the top of this file): Rows
 // (m or n) x 64 (k) elements of T, K-major or MN-major. Parts: how many
 // CTAs of a cluster share loading it (each copies its part of the boxes and
-// multicasts them to all); a K-major slice is then cut into Parts boxes.
+// multicasts them to all): a K-major slice is then cut into Parts boxes of
+// rows; an MN-major one is copied in boxes of 64 columns, or, when it has
+// fewer such boxes than Parts (64 columns), in Parts boxes of k-rows (the
+// 128-byte rows of the swizzled layout lie in the same places either way).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
   static_assert(sizeof(T) == 2 && Rows % 64 == 0 && Rows <= 256, "16-bit types, 64..256 rows");
-  static constexpr int kBoxes = KMajor ? Parts : Rows / 64;
-  static_assert(kBoxes % Parts == 0, "every CTA copies the same number of boxes");
-  static constexpr int kBoxRows = Rows / kBoxes;  // m or n extent of one box
+  static constexpr bool kSplitK = !KMajor && Rows / 64 < Parts;  // MN-major boxes cut along k
+  static constexpr int kBoxes = KMajor || kSplitK ? Parts : Rows / 64;
   static constexpr int kBytes = Rows * kSliceK * int(sizeof(T));
   static constexpr int kBoxBytes = kBytes / kBoxes;
-  static constexpr bool kTransposed = !KMajor;  // wgmma's transpose bit for this operand
+  static constexpr int kColumnBytes = kSliceK * 128;  // MN-major: one block of 64 columns
+  static constexpr bool kTransposed = !KMajor;        // wgmma's transpose bit for this operand
   // The TMA box this layout loads, {inner, outer} in elements.
   static constexpr int kBoxInner = 64;
-  static constexpr int kBoxOuter = KMajor ? kBoxRows : kSliceK;
+  static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSplitK ? kSliceK / kBoxes : kSliceK;
 
   // Issues the TMA copies of part `part` of the slice at rows row0.., k values
-  // k0.. into tile (with Parts > 1: into tile in every CTA of cta_mask).
+  // k0.. into tile (with Parts > 1: into tile in every CTA of cta_mask; with
+  // 3 boxes and 2 parts, part 0 copies one and part 1 two).
   __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0, int part = 0,
                               uint16_t cta_mask = 1) {
 #pragma unroll
     for (int b = part * kBoxes / Parts; b < (part + 1) * kBoxes / Parts; ++b) {
       char* dst = static_cast<char*>(tile) + b * kBoxBytes;
-      const int row = row0 + b * kBoxRows;
+      // {inner, outer} coordinates of box b.
+      const int inner = KMajor ? k0 : kSplitK ? row0 : row0 + b * 64;
+      const int outer = KMajor ? row0 + b * kBoxOuter : kSplitK ? k0 + b * kBoxOuter : k0;
       if constexpr (Parts == 1) {
-        KMajor ? tma_load(dst, map, bar, k0, row) : tma_load(dst, map, bar, row, k0);
+        tma_load(dst, map, bar, inner, outer);
       } else {
-        KMajor ? tma_load_multicast(dst, map, bar, k0, row, cta_mask) : tma_load_multicast(dst, map, bar, row, k0, cta_mask);
+        tma_load_multicast(dst, map, bar, inner, outer, cta_mask);
       }
     }
   }
@@ -186,7 +192,7 @@ struct Operand {
   __device__ static uint64_t desc(const void* tile, int r0, int step) {
     const uint32_t base = smem_addr(tile);
     if constexpr (KMajor) return make_desc(base + r0 * 128 + step * 32, 16, kSwizzleAtom);
-    return make_desc(base + r0 / 64 * kBoxBytes + step * 16 * 128, kBoxBytes, kSwizzleAtom);
+    return make_desc(base + r0 / 64 * kColumnBytes + step * 16 * 128, kColumnBytes, kSwizzleAtom);
   }
 };
 
@@ -204,51 +210,64 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// The accumulator operands of m64n256 (128) and m64n128 (64) and their placeholders.
-#define TESSEL_ACC8(i)                                                                                    \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), \
-      "+f"(d[i + 7])
+// wgmma.mma_async m64nNk16 with FP32 accumulators, N = 64, 128, 192 or 256:
+// the N / 2 accumulators are operands %0.., then the two descriptors (TAIL
+// names their operand numbers) and the transpose bits.
+#define TESSEL_ACC8(i) \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define TESSEL_ACC32(i) TESSEL_ACC8(i), TESSEL_ACC8(i + 8), TESSEL_ACC8(i + 16), TESSEL_ACC8(i + 24)
-#define TESSEL_REGS0_63                                                                                     \
-  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                                  \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "                        \
-  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "                         \
+#define TESSEL_R0 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define TESSEL_R32 \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define TESSEL_REGS64_127                                                                                   \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "                        \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "                        \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "            \
+#define TESSEL_R64 \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"
+#define TESSEL_R96 \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-#define TESSEL_WGMMA_64x256(TYPE)                                                                            \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n256k16.f32." TYPE "." TYPE " {" TESSEL_REGS0_63 ", "        \
-               TESSEL_REGS64_127 "}, %128, %129, 1, 1, 1, %130, %131;"                                       \
-               : TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96)                      \
+#define TESSEL_WGMMA(TYPE, SHAPE, REGS, TAIL, ...)                                                          \
+  asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" REGS "}, " TAIL ";"       \
+               : __VA_ARGS__                                                                               \
                : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
-#define TESSEL_WGMMA_64x128(TYPE)                                                                            \
-  asm volatile("wgmma.mma_async.sync.aligned.m64n128k16.f32." TYPE "." TYPE " {" TESSEL_REGS0_63             \
-               "}, %64, %65, 1, 1, 1, %66, %67;"                                                             \
-               : TESSEL_ACC32(0), TESSEL_ACC32(32)                                                          \
-               : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
+#define TESSEL_WGMMA_TYPED(...)                         \
+  if constexpr (kF16) {                                 \
+    TESSEL_WGMMA("f16", __VA_ARGS__);                   \
+  } else {                                              \
+    TESSEL_WGMMA("bf16", __VA_ARGS__);                  \
+  }
 
 // d (64 x N, FP32, this thread's N / 2 values) += A (64 x 16) * B (16 x N),
-// both from shared memory; N = 256 or 128. TransA / TransB: the operand is
-// MN-major. Thread t of the warpgroup holds d[i] at row
+// both from shared memory; N = 64, 128, 192 or 256. TransA / TransB: the
+// operand is MN-major. Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 template <class T, int N, bool TransA, bool TransB>
 __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {
   static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
-  static_assert(N == 256 || N == 128, "m64n256k16 or m64n128k16");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}k16");
   constexpr bool kF16 = std::is_same_v<T, __half>;
-  if constexpr (N == 256) {
-    if constexpr (kF16) TESSEL_WGMMA_64x256("f16"); else TESSEL_WGMMA_64x256("bf16");
+  if constexpr (N == 64) {
+    TESSEL_WGMMA_TYPED("m64n64k16", TESSEL_R0, "%32, %33, 1, 1, 1, %34, %35", TESSEL_ACC32(0));
+  } else if constexpr (N == 128) {
+    TESSEL_WGMMA_TYPED("m64n128k16", TESSEL_R0 ", " TESSEL_R32, "%64, %65, 1, 1, 1, %66, %67", TESSEL_ACC32(0),
+                       TESSEL_ACC32(32));
+  } else if constexpr (N == 192) {
+    TESSEL_WGMMA_TYPED("m64n192k16", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "%96, %97, 1, 1, 1, %98, %99",
+                       TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64));
   } else {
-    if constexpr (kF16) TESSEL_WGMMA_64x128("f16"); else TESSEL_WGMMA_64x128("bf16");
+    TESSEL_WGMMA_TYPED("m64n256k16", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96,
+                       "%128, %129, 1, 1, 1, %130, %131", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64),
+                       TESSEL_ACC32(96));
   }
 }
-#undef TESSEL_WGMMA_64x128
-#undef TESSEL_WGMMA_64x256
-#undef TESSEL_REGS64_127
-#undef TESSEL_REGS0_63
+#undef TESSEL_WGMMA_TYPED
+#undef TESSEL_WGMMA
+#undef TESSEL_R96
+#undef TESSEL_R64
+#undef TESSEL_R32
+#undef TESSEL_R0
 #undef TESSEL_ACC32
 #undef TESSEL_ACC8
 

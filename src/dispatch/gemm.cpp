@@ -193,9 +193,12 @@ bool all_aligned(const GemmArgs& a) {
 }
 
 // The auto-dispatch choice: a kernel the tuning file names for this exact
-// call, if it can take it; otherwise pick_by_blocks() (pick_by_waves() for
-// persistent kernels) among the kernels of the latest ladder step that can
-// take the arguments (each step is faster than the one before on large shapes).
+// call, if it can take it; otherwise, among the kernels of the latest ladder
+// step that can take the arguments (each step is faster than the one before
+// on large shapes), pick_by_blocks(); when those are persistent kernels,
+// pick_persistent() among them and the persistent kernels of the step before
+// (step 15, stream-K, shares k-slices only where that pays; step 14 has the
+// other tile shapes).
 Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
@@ -212,7 +215,16 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
-  *chosen = persistent ? pick_by_waves(candidates, a.m, a.n, d.sms) : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
+  if (persistent) {
+    for (const KernelEntry& e : registry()) {
+      if (e.info.ladder_step == step - 1 && e.persistent && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
+    }
+    std::stable_sort(candidates.begin(), candidates.end(), [](const KernelEntry* x, const KernelEntry* y) {
+      return x->info.ladder_step < y->info.ladder_step;
+    });
+  }
+  *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)
+                       : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/stream_k_plan.hpp"
 #include "kernels/simt/configs.hpp"
 
 namespace tessel {
@@ -29,17 +31,23 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   return most;
 }
 
-const KernelEntry* pick_by_waves(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int sms) {
-  auto area = [](const KernelEntry* e) { return int64_t(e->info.tile_m) * e->info.tile_n; };
-  int64_t largest = 0;
-  for (const KernelEntry* e : candidates) largest = std::max(largest, area(e));
+double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms) {
+  const int64_t tiles_m = (m + e.info.tile_m - 1) / e.info.tile_m, tiles_n = (n + e.info.tile_n - 1) / e.info.tile_n;
+  const int64_t units = (tiles_m + e.cluster - 1) / e.cluster * tiles_n;
+  const int clusters = std::max(1, sms / e.cluster);
+  const int64_t slices = (std::max<int64_t>(k, 1) + impl::kSliceK - 1) / impl::kSliceK;
+  int64_t busiest = impl::whole_units_slices(units, slices, clusters);
+  if (e.stream_k) impl::plan_stream_k(units, slices, clusters, &busiest);
+  return double(busiest) * double(e.cluster) * double(e.info.tile_m) * double(e.info.tile_n) / e.speed;
+}
+
+const KernelEntry* pick_persistent(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
+                                   int sms) {
   const KernelEntry* best = nullptr;
-  double best_score = -1.0;
+  double best_time = 0.0;
   for (const KernelEntry* e : candidates) {
-    const int64_t tiles = ((m + e->info.tile_m - 1) / e->info.tile_m) * ((n + e->info.tile_n - 1) / e->info.tile_n);
-    const int64_t waves = (tiles + sms - 1) / sms;
-    const double score = double(tiles) / double(waves * sms) * (area(e) == largest ? 1.0 : 0.9);
-    if (score > best_score || (score == best_score && area(e) > area(best))) best = e, best_score = score;
+    const double time = persistent_time(*e, m, n, k, sms);
+    if (!best || time <= best_time) best = e, best_time = time;  // a tie goes to the later kernel
   }
   return best;
 }

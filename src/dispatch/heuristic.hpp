@@ -17,10 +17,17 @@ namespace tessel {
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms);
 
-// Among persistent kernels (one block per SM walking the tiles), the one
-// whose tiles fill the waves best: tiles / (waves x sms), with a 10% toll on
-// any tile smaller than the largest (less reuse of each load). Null for no
-// candidates.
-const KernelEntry* pick_by_waves(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int sms);
+// Persistent kernels (one block, or cluster of blocks, per SM walking the
+// tiles): the estimated time of e for an m x n x k call on `sms` SMs, in
+// arbitrary units comparable between kernels: the k-slices the busiest
+// cluster works through (whole units in waves, or step 15's stream-K plan
+// with its fix-up cost), times the tile area of a slice, over the kernel's
+// relative speed (KernelEntry::speed: smaller tiles reuse each load less).
+double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms);
+
+// The candidate with the least persistent_time (on a tie, the later one in
+// the registry). Null for no candidates.
+const KernelEntry* pick_persistent(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
+                                   int sms);
 
 }  // namespace tessel

@@ -66,7 +66,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, 8, 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1, step >= 13};
+  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
 }
 
 }  // namespace
@@ -127,10 +127,22 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_cluster_f16", 14, DType::kF16, "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
       hopper<launch_cluster<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_cluster_bf16", 14, DType::kBF16,
                                                                            "step 14 for bf16 inputs"),
+      hopper<launch_cluster<Cluster128x192, DType::kF16>, Cluster128x192>(
+          "wgmma_cluster_f16_128x192", 14, DType::kF16, "step 14, 128x192 tiles (wgmma n192; fuller last wave)"),
+      hopper<launch_cluster<Cluster128x192, DType::kBF16>, Cluster128x192>("wgmma_cluster_bf16_128x192", 14,
+                                                                           DType::kBF16, "step 14 bf16, 128x192 tiles"),
       hopper<launch_cluster<Cluster128x128, DType::kF16>, Cluster128x128>(
           "wgmma_cluster_f16_128x128", 14, DType::kF16, "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
       hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128>("wgmma_cluster_bf16_128x128", 14,
                                                                            DType::kBF16, "step 14 bf16, 128x128 tiles"),
+      hopper<launch_cluster<Cluster128x64, DType::kF16>, Cluster128x64>(
+          "wgmma_cluster_f16_128x64", 14, DType::kF16, "step 14, 128x64 tiles, 8 stages (small sizes: more tiles)"),
+      hopper<launch_cluster<Cluster128x64, DType::kBF16>, Cluster128x64>("wgmma_cluster_bf16_128x64", 14,
+                                                                         DType::kBF16, "step 14 bf16, 128x64 tiles"),
+      hopper<launch_stream_k<Cluster128x256, DType::kF16>, Cluster128x256>(
+          "wgmma_streamk_f16", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
+      hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_streamk_bf16", 15, DType::kBF16,
+                                                                            "step 15 for bf16 inputs"),
   };
   return table;
 }

@@ -44,7 +44,7 @@ cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
 template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& args, cudaStream_t stream);
 
-// Hopper steps 11-14 (kernels/hopper/, compiled for sm_90a only): TMA +
+// Hopper steps 11-15 (kernels/hopper/, compiled for sm_90a only): TMA +
 // wgmma for f16 and bf16 inputs; 11 one warpgroup, 12 producer and consumer
 // warpgroups, 13 the same on a persistent grid, 14 in clusters of two that
 // multicast B.
@@ -56,6 +56,9 @@ template <DType AB>
 cudaError_t launch_persistent(const GemmArgs& args, cudaStream_t stream);
 template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& args, cudaStream_t stream);
+// Step 15: step 14 with the last waves' k-slices shared by all clusters (stream-K).
+template <class Cfg, DType AB>
+cudaError_t launch_stream_k(const GemmArgs& args, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "dispatch/heuristic.hpp"
+#include "kernels/hopper/stream_k_plan.hpp"
 
 namespace {
 
@@ -39,25 +40,46 @@ TEST(Heuristic, FewerSmsNeedFewerBlocks) {
 
 TEST(Heuristic, NoCandidatesNoChoice) {
   EXPECT_EQ(tessel::pick_by_blocks({}, 10, 10, 10, 132), nullptr);
-  EXPECT_EQ(tessel::pick_by_waves({}, 10, 10, 132), nullptr);
+  EXPECT_EQ(tessel::pick_persistent({}, 10, 10, 10, 132), nullptr);
 }
 
-// Step 14's configurations (persistent: the wave rule).
-std::string pick_persistent(int64_t m, int64_t n, int sms = 132) {
+// Steps 14 and 15 (persistent: estimated time), as auto-dispatch sees them on sm_90.
+std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
   std::vector<const tessel::KernelEntry*> candidates;
   for (const auto& e : tessel::registry()) {
-    if (e.info.ladder_step == 14 && e.info.precisions[0].ab == tessel::DType::kBF16) candidates.push_back(&e);
+    if (e.info.ladder_step >= 14 && e.info.precisions[0].ab == tessel::DType::kBF16) candidates.push_back(&e);
   }
-  const tessel::KernelEntry* e = tessel::pick_by_waves(candidates, m, n, sms);
+  const tessel::KernelEntry* e = tessel::pick_persistent(candidates, m, n, k, sms);
   return e ? e->info.name : "none";
 }
 
 TEST(Heuristic, PersistentKernelsFillTheLastWave) {
-  EXPECT_EQ(pick_persistent(4096, 4096), "wgmma_cluster_bf16");          // 512 tiles: 3.9 of 4 waves
-  EXPECT_EQ(pick_persistent(8192, 8192), "wgmma_cluster_bf16");
-  EXPECT_EQ(pick_persistent(2048, 2048), "wgmma_cluster_bf16");          // 128 tiles, one wave
-  EXPECT_EQ(pick_persistent(3072, 3072), "wgmma_cluster_bf16_128x128");  // 288 tiles: 2.2 of 3 waves
-  EXPECT_EQ(pick_persistent(1024, 1024), "wgmma_cluster_bf16_128x128");  // 32 tiles of 128x256 leave 100 SMs idle
+  // 256 units of 2 x 128x256 tiles on 66 clusters: 3.9 of 4 waves, too full for sharing to pay.
+  EXPECT_EQ(pick_persistent(4096, 4096, 4096), "wgmma_streamk_bf16");
+  EXPECT_EQ(pick_persistent(8192, 8192, 8192), "wgmma_streamk_bf16");
+  EXPECT_EQ(pick_persistent(2048, 2048, 2048), "wgmma_streamk_bf16");          // 64 units, one wave
+  EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_128x64");   // 64 units of 128x64: one wave
+  EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_streamk_bf16");          // 6.06 waves: share the last two
+}
+
+TEST(Heuristic, StreamKSharesOnlyWhenItPays) {
+  int64_t busiest = 0;
+  // 4096^3: 256 units of 64 slices on 66 clusters; whole units: 4 x 64 slices.
+  EXPECT_EQ(tessel::impl::plan_stream_k(256, 64, 66, &busiest).sharing, 0);
+  EXPECT_EQ(busiest, 256);
+  // 5120^3: 400 units of 80 slices: 7 waves whole (560), or 5 whole waves + 85 shared slices + fix-ups.
+  const tessel::impl::StreamKPlan p = tessel::impl::plan_stream_k(400, 80, 66, &busiest);
+  EXPECT_EQ(p.whole, 5 * 66);
+  EXPECT_EQ(p.sharing, 66);
+  EXPECT_EQ(p.shared_slices, 70 * 80);
+  EXPECT_LT(busiest, 560);
+  // Even waves: nothing to share.
+  EXPECT_EQ(tessel::impl::plan_stream_k(132, 80, 66).sharing, 0);
+  // Fewer units than clusters, deep k: shared in runs of at least kMinRun slices.
+  const tessel::impl::StreamKPlan q = tessel::impl::plan_stream_k(4, 512, 66);
+  EXPECT_EQ(q.whole, 0);
+  EXPECT_EQ(q.sharing, 66);
+  EXPECT_GE(q.shared_slices / q.sharing, tessel::impl::kMinRun);
 }
 
 }  // namespace

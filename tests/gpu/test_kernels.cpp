@@ -7,6 +7,7 @@
 
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
+#include "kernels/hopper/stream_k_plan.hpp"
 
 namespace {
 
@@ -143,6 +144,40 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
+                         [](const auto& info) { return safe(info.param); });
+
+// Step 15 shares the last waves' k-slices only where that pays, which the
+// general shapes above are too small for: shapes where it does (one unit
+// over a wave; a half-empty row pair; whole waves then shared ones), with
+// partial sums handed between clusters, every op pair and both settings.
+class StreamKTest : public GpuTestWithParam<std::string> {};
+
+TEST_P(StreamKTest, SharedUnitsAddUp) {
+  const std::string kernel = kernel_of(GetParam());
+  SKIP_IF_NOT_FOR_THIS_GPU(kernel);
+  const auto info = tessel::find_kernel(kernel);
+  ASSERT_TRUE(info.has_value());
+  const int clusters = tessel::harness::query_gpu().sm_count / 2;
+  Cublas cublas;
+  uint64_t seed = 40;
+  for (const Shape& shape : {Shape{128, 67 * 256 - 5, 2000}, Shape{384, 40 * 256 - 3, 1500},
+                             Shape{128, (2 * clusters + 5) * 256, 1536}}) {
+    const int64_t units = (shape.m + 255) / 256 * ((shape.n + 255) / 256), slices = (shape.k + 63) / 64;
+    EXPECT_GT(tessel::impl::plan_stream_k(units, slices, clusters).sharing, 0) << to_string(shape) << " is not shared";
+    for (const OpPair& ops : parse_ops("NN,TT")) {
+      for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}}) {
+        const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,
+                           precision_of(GetParam())};
+        const VerifyResult r = verify_case(cublas, c);
+        EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
+                              << ": " << r.reason << " (err vs cuBLAS " << r.err_vs_cublas << ")";
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
+                         ::testing::Values("wgmma_streamk_f16@f16", "wgmma_streamk_bf16@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
 }  // namespace

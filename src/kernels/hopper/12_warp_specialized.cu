@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   sm90::Ring<S> ring;
   if (warpgroup == 0) {
     sm90::release_registers<Cfg::kProducerRegs>();
-    if (t == 0) produce_tile(smem, &map_a, &map_b, ring, m0, n0, slices);
+    if (t == 0) produce_tile(smem, &map_a, &map_b, ring, m0, n0, 0, slices);
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     const int row0 = (warpgroup - 1) * 64;

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
       int bm, bn;
       device::grouped_tile<Cfg::kGroup>(tile, tiles_m, tiles_n, bm, bn);
-      produce_tile(smem, &map_a, &map_b, ring, bm * Cfg::kBM, bn * Cfg::kBN, slices);
+      produce_tile(smem, &map_a, &map_b, ring, bm * Cfg::kBM, bn * Cfg::kBN, 0, slices);
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
@@ -69,18 +69,16 @@ cudaError_t launch_persistent(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  int device = 0, sms = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
-    return err;
-  }
   const device::TcParams<T> p = device::tc_params<T>(a);
-  const unsigned grid = unsigned(std::min<int64_t>(tiles, sms));
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
+    auto kernel = persistent_kernel<T, ta, tb>;
+    int resident = 0;  // blocks the GPU runs at once: one per SM
+    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
+    const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
     CUtensorMap map_a, map_b;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(persistent_kernel<T, ta, tb>, grid, stream, map_a, map_b, p);
+    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, p);
   });
 }
 

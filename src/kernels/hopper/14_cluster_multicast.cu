@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         int bm, bn;
         device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
         // A row tile past m (odd tiles_m) loads zeros and stores nothing, but still shares B.
-        produce_tile(smem, &map_a, &map_b, ring, (bm * kPair + rank) * Cfg::kBM, bn * Cfg::kBN, slices, rank);
+        produce_tile(smem, &map_a, &map_b, ring, (bm * kPair + rank) * Cfg::kBM, bn * Cfg::kBN, 0, slices, rank);
       }
     }
   } else {
@@ -76,13 +76,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
       consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
       const int i0 = (bm * kPair + rank) * Cfg::kBM + row0, j0 = bn * Cfg::kBN;
-      if (!tma_store) {
-        store_tile(p, acc, i0, j0, t);
-      } else if (p.c_f32) {
-        store_tile_tma<float>(&map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
-      } else {
-        store_tile_tma<T>(&map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
-      }
+      store_result(p, &map_c, tma_store, acc, i0, j0, t, smem, consumer, buffer);
     }
     if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }
@@ -102,24 +96,13 @@ cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
     auto kernel = cluster_kernel<Cfg, T, ta, tb>;
     int clusters = 0;
-    if (cudaError_t err = max_active_clusters<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
     const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
-    CUtensorMap map_a, map_b, map_c{};
+    CUtensorMap map_a, map_b, map_c;
+    bool tma_store = false;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    // TMA stores need beta = 0 (C is not read) and C, ldc and n in 16-byte
-    // units: a store writes whole 16-byte pieces, so a row that ends inside
-    // one would overwrite the elements after it (measured: n = 7 bf16 wrote
-    // the 8th element of each row).
-    const size_t c_size = size_of(a.precision.c);
-    const bool tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 &&
-                           a.n * c_size % 16 == 0;
-    if (tma_store) {
-      if (cudaError_t err = make_tensor_map(&map_c, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64);
-          err != cudaSuccess) {
-        return err;
-      }
-    }
+    if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
     return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, p, tma_store);
   });
 }
@@ -129,5 +112,9 @@ template cudaError_t launch_cluster<Cluster128x256, DType::kF16>(const GemmArgs&
 template cudaError_t launch_cluster<Cluster128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x64, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

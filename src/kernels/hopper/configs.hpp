@@ -1,9 +1,11 @@
-// Tile parameters of the Hopper (sm_90a) kernels, steps 11-13, in one place.
+// Tile parameters of the Hopper (sm_90a) kernels, steps 11-15, in one place.
 // Every k-slice is 64 deep (device::sm90::kSliceK); every warpgroup that
 // multiplies owns a 64 x 256 block of C (wgmma m64n256k16).
 #pragma once
 
 namespace tessel::impl {
+
+constexpr int kSliceK = 64;  // k elements per pipeline slice (device::sm90::kSliceK)
 
 // Step 11: one warpgroup loads (thread 0 issues TMA) and multiplies.
 struct TmaWgmmaConfig {
@@ -13,6 +15,7 @@ struct TmaWgmmaConfig {
   static constexpr int kCluster = 1;         // CTAs sharing B's loads
   static constexpr bool kTmaStore = false;   // epilogue through shared memory and TMA stores
   static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
+  static constexpr double kSpeed = 1.0;      // see ClusterConfig
 };
 
 // Steps 12 and 13: a producer warpgroup feeding two consumer warpgroups.
@@ -24,20 +27,27 @@ struct WarpSpecializedConfig {
   static constexpr int kGroup = 8;
   static constexpr int kCluster = 1;
   static constexpr bool kTmaStore = false;
+  static constexpr double kSpeed = 1.0;  // see ClusterConfig
 };
 
-// Step 14: step 13 in clusters of two CTAs on neighbouring row tiles that
-// load half of their common B slice each and multicast it to both; a
-// 128 x 128 configuration (half the columns, 6 stages in the same shared
-// memory) for sizes where 128 x 256 tiles leave a last wave mostly empty.
+// Steps 14 and 15: step 13 in clusters of two CTAs on neighbouring row
+// tiles that load half of their common B slice each and multicast it to
+// both. Narrower tiles (as many stages as fit next to the store buffers in
+// 227 KiB) for sizes where 128 x 256 tiles leave a last wave mostly empty:
+// 128 x 192 fills 2.9 of 3 waves at 3072^3, 128 x 64 gives 1024^3 128 tiles.
 // With beta = 0 the results leave through shared memory and TMA stores.
-template <int BN, int Stages>
+// kSpeed: throughput per tile area relative to 128 x 256, for the
+// dispatcher's estimate (from the H100 measurements in docs/ladder.md).
+template <int BN, int Stages, int SpeedPercent>
 struct ClusterConfig : WarpSpecializedConfig {
   static constexpr int kBN = BN, kStages = Stages;
   static constexpr int kCluster = 2;
   static constexpr bool kTmaStore = true;
+  static constexpr double kSpeed = SpeedPercent / 100.0;
 };
-using Cluster128x256 = ClusterConfig<256, 4>;
-using Cluster128x128 = ClusterConfig<128, 6>;
+using Cluster128x256 = ClusterConfig<256, 4, 100>;
+using Cluster128x192 = ClusterConfig<192, 4, 95>;
+using Cluster128x128 = ClusterConfig<128, 6, 90>;
+using Cluster128x64 = ClusterConfig<64, 8, 75>;
 
 }  // namespace tessel::impl

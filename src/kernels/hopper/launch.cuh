@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "device/common.cuh"
@@ -65,37 +67,85 @@ cudaError_t make_operand_maps(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap
   return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter);
 }
 
-// Launches kernel(args...) on `grid` blocks of Cfg::kThreads (in clusters
-// of Ops::kCluster along x) with Ops' shared memory.
-template <class Cfg, class Ops, class... Params, class... Args>
-cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, Args&&... args) {
+// The cluster launch attribute of Ops (clusters of Ops::kCluster CTAs along x).
+template <class Ops>
+cudaLaunchAttribute cluster_attribute() {
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = Ops::kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+  return cluster;
+}
+
+// Once per device and kernel (the answers are cached, so a GEMM call pays
+// for them only the first time): raises kernel's dynamic shared memory
+// limit to Ops::kSmemBytes and returns in *resident how many clusters of
+// Ops::kCluster blocks (single blocks when kCluster is 1) the GPU runs at
+// once; 0 when none fits (a partitioned GPU): the launchers then refuse.
+template <class Cfg, class Ops, class... Params>
+cudaError_t prepare_kernel(void (*kernel)(Params...), int* resident) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, int>, int> cache;  // (kernel, device) -> resident
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(key); it != cache.end()) {
+      *resident = it->second;
+      return cudaSuccess;
+    }
+  }
   if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
       err != cudaSuccess) {
     return err;
   }
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = Ops::kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
+  if constexpr (Ops::kCluster > 1) {
+    cudaLaunchAttribute cluster = cluster_attribute<Ops>();
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(Ops::kCluster), config.blockDim = dim3(Cfg::kThreads);
+    config.dynamicSmemBytes = Ops::kSmemBytes, config.attrs = &cluster, config.numAttrs = 1;
+    if (cudaError_t err = cudaOccupancyMaxActiveClusters(resident, kernel, &config); err != cudaSuccess) return err;
+  } else {
+    int per_sm = 0, sms = 0;
+    if (cudaError_t err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, Cfg::kThreads, Ops::kSmemBytes);
+        err != cudaSuccess) {
+      return err;
+    }
+    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) {
+      return err;
+    }
+    *resident = per_sm * sms;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache[key] = *resident;
+  return cudaSuccess;
+}
+
+// Launches kernel(args...) on `grid` blocks of Cfg::kThreads (in clusters
+// of Ops::kCluster along x) with Ops' shared memory.
+template <class Cfg, class Ops, class... Params, class... Args>
+cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, Args&&... args) {
+  int resident = 0;
+  if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
+  if (resident < 1) return cudaErrorInvalidConfiguration;
+  cudaLaunchAttribute cluster = cluster_attribute<Ops>();
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
   config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
-// How many clusters of Ops::kCluster blocks of `kernel` the current GPU runs at once.
-template <class Cfg, class Ops, class... Params>
-cudaError_t max_active_clusters(void (*kernel)(Params...), int* clusters) {
-  if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Ops::kSmemBytes);
-      err != cudaSuccess) {
-    return err;
-  }
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = Ops::kCluster, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(Ops::kCluster), config.blockDim = dim3(Cfg::kThreads);
-  config.dynamicSmemBytes = Ops::kSmemBytes, config.attrs = &cluster, config.numAttrs = 1;
-  return cudaOccupancyMaxActiveClusters(clusters, kernel, &config);
+// The TMA-store epilogue's tensor map over C, in *map, when this call can
+// use it (*tma_store): beta = 0 (C is not read) and C, ldc and n in 16-byte
+// units. A TMA store writes whole 16-byte pieces, so a row that ends inside
+// one would overwrite the elements after it (measured: n = 7 bf16 wrote the
+// 8th element of each row). Chunks of 64 rows x 128 bytes.
+inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma_store) {
+  const size_t c_size = size_of(a.precision.c);
+  *tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 &&
+               a.n * c_size % 16 == 0;
+  *map = CUtensorMap{};
+  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64) : cudaSuccess;
 }
 
 }  // namespace tessel::impl

@@ -17,14 +17,14 @@
 
 namespace tessel::impl {
 
-// Loads the `slices` k-slices of the tile at (m0, n0) into the ring (rank:
+// Loads k-slices k0..k1-1 of the tile at (m0, n0) into the ring (rank:
 // this CTA's rank in its cluster).
 template <class Ops, int S>
 __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const CUtensorMap* map_a,
                                              const CUtensorMap* map_b, device::sm90::Ring<S>& ring, int m0, int n0,
-                                             int slices, int rank = 0) {
+                                             int k0, int k1, int rank = 0) {
   namespace sm90 = device::sm90;
-  for (int kt = 0; kt < slices; ++kt, ring.next()) {
+  for (int kt = k0; kt < k1; ++kt, ring.next()) {
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
@@ -34,7 +34,7 @@ __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const
 }
 
 // acc = this warpgroup's rows a_row0..+63 of the tile (N accumulators per
-// thread: 2N columns), over `slices` k-slices from the ring.
+// thread: 2N columns), over `slices` k-slices from the ring (slices >= 1).
 // Keeps one slice of wgmmas in flight: the stage of slice kt - 1 is released
 // once slice kt is issued and kt - 1 has completed. `signals`: this thread
 // arrives on the empty barriers for its warpgroup.
@@ -121,6 +121,23 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const f
       sm90::bulk_commit();
     }
     next ^= 1;
+  }
+}
+
+// The epilogue of steps 14 and 15 for consumer warpgroup `consumer` (thread
+// t of 128): its 64 x 2N block of C at (i0, j0) through shared memory and TMA
+// stores when tma_store (beta = 0; `buffer` carried across tiles), else
+// stored from registers.
+template <class T, class Ops, int S, int N>
+__device__ __forceinline__ void store_result(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
+                                             const float (&acc)[N], int i0, int j0, int t,
+                                             const Sm90Smem<Ops, S>& smem, int consumer, int& buffer) {
+  if (!tma_store) {
+    store_tile(p, acc, i0, j0, t);
+  } else if (p.c_f32) {
+    store_tile_tma<float>(map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+  } else {
+    store_tile_tma<T>(map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
   }
 }
 

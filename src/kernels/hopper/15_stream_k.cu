@@ -1,0 +1,208 @@
+// Step 15: stream-K: the last waves' k-slices shared evenly by every cluster
+// (Hopper, sm_90a).
+//
+// What changes over step 14:
+//  - Step 14 hands out whole tiles, so a size whose tile count is not a
+//    multiple of the clusters running at once leaves a last wave partly
+//    idle: at 3072^3, 144 pairs of 128 x 256 tiles on 66 clusters is 2.18
+//    waves, the third 18% full, and the GEMM takes 3 waves' time.
+//  - Here the work of the last two waves (one full wave plus the remainder:
+//    the remainder alone would cut units into many small pieces) is cut into
+//    k-slices, laid end to end tile after tile, and every cluster takes an
+//    equal run of them. A run starts and ends anywhere, so a tile may be
+//    shared by consecutive clusters: the cluster with its first slice (k
+//    from 0) owns it, and the others (whose runs start inside it) write
+//    their partial sums to a workspace in global memory and raise a flag;
+//    the owner, which reaches that tile at the end of its run, waits for
+//    the flags, adds the partial sums and stores the tile as usual.
+//  - A cluster's first segment is its only one that may not own its tile,
+//    so one partial-sum slot per CTA suffices (128 x 256 FP32 = 128 KiB;
+//    17 MiB for 132 CTAs). Readers reset the flags, so the workspace is
+//    clean for the next call on the same stream without a memset.
+//  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
+//  - Handing partial sums over is not free (measured: ~11 slice times at
+//    2048^3, where every unit was shared), so the plan
+//    (kernels/hopper/stream_k_plan.hpp) shares only where its estimate
+//    saves at least 5%, e.g. 3072^3 and 5120^3 but not 4096^3 (3.9 of 4
+//    waves); otherwise this is step 14 with 128 x 256 tiles.
+// The owner waits only for segments that other clusters take first, right
+// after their whole units, so the wait is short; it relies on all clusters
+// of the grid running at once (the grid is what
+// cudaOccupancyMaxActiveClusters says fits).
+//
+// Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
+// C any alignment. f16 and bf16 inputs, FP32 accumulation.
+#include <algorithm>
+
+#include "device/common.cuh"
+#include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/hopper/warp_specialized.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
+
+namespace tessel::impl {
+namespace {
+
+namespace sm90 = device::sm90;
+static_assert(kSliceK == sm90::kSliceK, "one slice depth");
+
+// The plan (kernels/hopper/stream_k_plan.hpp) and the workspace.
+struct StreamK : StreamKPlan {
+  float* partials = nullptr;  // one accumulator block per CTA and consumer warpgroup
+  int* flags = nullptr;       // per CTA and consumer warpgroup: 1 = its partial sums are ready
+};
+
+__device__ __forceinline__ void flag_raise(int* flag) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
+}
+__device__ __forceinline__ int flag_read(const int* flag) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
+  return v;
+}
+
+// The partial-sum slot of one consumer warpgroup: thread t's accumulators
+// 4i..4i+3 at float4 i * 128 + t (each store and load is 2 KiB contiguous).
+template <int N>
+__device__ __forceinline__ void save_partial(float4* slot, int* flag, const float (&acc)[N], int t, int barrier) {
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    __stcg(slot + i * sm90::kWarpgroup + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+  }
+  __threadfence();
+  sm90::named_barrier(barrier, sm90::kWarpgroup);  // the whole warpgroup has written
+  if (t == 0) flag_raise(flag);
+}
+
+template <int N>
+__device__ __forceinline__ void add_partial(const float4* slot, int* flag, float (&acc)[N], int t, int barrier) {
+  if (t == 0) {
+    while (flag_read(flag) == 0) __nanosleep(64);
+    *flag = 0;  // read once per call: clean for the next one
+  }
+  sm90::named_barrier(barrier, sm90::kWarpgroup);  // the partial sums are there
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 v = __ldcg(slot + i * sm90::kWarpgroup + t);
+    acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
+  }
+}
+
+template <class Cfg, class T, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store, StreamK sk) {
+  using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  constexpr int S = Cfg::kStages, kPair = Cfg::kCluster, N = Cfg::kBN / 2;
+  extern __shared__ char smem_raw[];
+  const Sm90Smem<Ops, S> smem(smem_raw);
+  init_ring(smem, Cfg::kConsumers);
+
+  const int rank = int(sm90::cluster_rank());
+  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
+  const int pairs_m = int(device::ceil_div(tiles_m, kPair));
+  const int cluster = blockIdx.x / kPair, clusters = gridDim.x / kPair;
+  const int slices = int(device::ceil_div(p.k, sm90::kSliceK));
+  // Calls visit(unit, k0, k1) for this cluster's segments in order: its
+  // whole units, then its run of shared slices.
+  auto walk = [&](auto&& visit) {
+    for (int u = cluster; u < sk.whole; u += clusters) visit(u, 0, slices);  // whole < 2^31: units are checked
+    if (cluster >= sk.sharing) return;
+    const int64_t end = sk.run_begin(cluster + 1);
+    for (int64_t pos = sk.run_begin(cluster); pos < end;) {
+      const int u = int(sk.whole + pos / slices), k0 = int(pos % slices);
+      const int k1 = int(std::min<int64_t>(slices, k0 + (end - pos)));
+      visit(u, k0, k1);
+      pos += k1 - k0;
+    }
+  };
+  // Where unit u's row tile for this CTA and its column tile start.
+  auto origin = [&](int u, int& m0, int& n0) {
+    int bm, bn;
+    device::grouped_tile<Cfg::kGroup>(u, pairs_m, tiles_n, bm, bn);
+    m0 = (bm * kPair + rank) * Cfg::kBM, n0 = bn * Cfg::kBN;
+  };
+  const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
+  sm90::Ring<S> ring;
+  if (warpgroup == 0) {
+    sm90::release_registers<Cfg::kProducerRegs>();
+    if (t == 0) {
+      walk([&](int u, int k0, int k1) {
+        int m0, n0;
+        origin(u, m0, n0);
+        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank);
+      });
+    }
+  } else {
+    sm90::claim_registers<Cfg::kConsumerRegs>();
+    const int consumer = warpgroup - 1, row0 = consumer * 64, barrier = 1 + consumer;
+    // Slot of consumer warpgroup `consumer` of CTA `rank` of cluster c.
+    auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
+    float acc[N];
+    int buffer = 0;
+    walk([&](int u, int k0, int k1) {
+      consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
+      if (k0 > 0) {  // the tile's first slices belong to an earlier cluster: hand these sums to it
+        save_partial(reinterpret_cast<float4*>(sk.partials) + int64_t(slot(cluster)) * N / 4 * sm90::kWarpgroup,
+                     sk.flags + slot(cluster), acc, t, barrier);
+        return;
+      }
+      if (k1 < slices) {  // later clusters computed the rest: add their sums
+        const int64_t unit_end = int64_t(u - sk.whole + 1) * slices;
+        for (int c = cluster + 1; c < sk.sharing && sk.run_begin(c) < unit_end; ++c) {
+          add_partial(reinterpret_cast<const float4*>(sk.partials) + int64_t(slot(c)) * N / 4 * sm90::kWarpgroup,
+                      sk.flags + slot(c), acc, t, barrier);
+        }
+      }
+      int m0, n0;
+      origin(u, m0, n0);
+      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, buffer);
+    });
+    if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
+  }
+  sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
+}
+
+}  // namespace
+
+template <class Cfg, DType AB>
+cudaError_t launch_stream_k(const GemmArgs& a, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
+  constexpr int kPair = Cfg::kCluster;
+  const int64_t units = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
+  const int64_t slices = device::ceil_div(a.k, device::sm90::kSliceK);
+  if (units * kPair > INT32_MAX || units * slices > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  const device::TcParams<T> p = device::tc_params<T>(a);
+  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+    using Ops = Sm90Operands<Cfg, T, ta, tb>;
+    auto kernel = stream_k_kernel<Cfg, T, ta, tb>;
+    int clusters = 0;
+    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    StreamK sk;
+    static_cast<StreamKPlan&>(sk) = plan_stream_k(units, slices, clusters);
+    // Clusters with work: every one when some units go whole, else those sharing (or one per unit).
+    const int64_t used = sk.sharing == 0 ? std::min<int64_t>(units, clusters) : sk.whole > 0 ? clusters : sk.sharing;
+    if (sk.sharing > 0) {
+      const int64_t slots = int64_t(clusters) * kPair * Cfg::kConsumers;
+      const size_t flag_bytes = (size_t(slots) * sizeof(int) + 255) & ~size_t(255);  // partials 256-byte aligned
+      void* ws = nullptr;
+      const size_t bytes = flag_bytes + size_t(slots) * Cfg::kBM / Cfg::kConsumers * Cfg::kBN * sizeof(float);
+      if (cudaError_t err = stream_workspace(stream, bytes, &ws); err != cudaSuccess) return err;
+      sk.flags = static_cast<int*>(ws);
+      sk.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes);
+    }
+    CUtensorMap map_a, map_b, map_c;
+    bool tma_store = false;
+    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
+    return launch_sm90<Cfg, Ops>(kernel, unsigned(used * kPair), stream, map_a, map_b, map_c, p, tma_store, sk);
+  });
+}
+
+// The configurations the registry lists (src/dispatch/registry.cpp).
+template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
+
+}  // namespace tessel::impl
