@@ -92,6 +92,11 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       : "memory");
 }
 
+// Fetches a tensor map (a __grid_constant__ parameter) into the descriptor
+// cache ahead of the first copy that uses it.
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+}
 // Copies a box from shared memory to global memory at (inner, outer) of
 // `map`; elements outside the tensor are not written. Completion is
 // tracked per thread in bulk groups (bulk_commit / bulk_wait_read).

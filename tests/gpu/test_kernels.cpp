@@ -160,8 +160,8 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
   const int clusters = tessel::harness::query_gpu().sm_count / 2;
   Cublas cublas;
   uint64_t seed = 40;
-  for (const Shape& shape : {Shape{128, 67 * 256 - 5, 2000}, Shape{384, 40 * 256 - 3, 1500},
-                             Shape{128, (2 * clusters + 5) * 256, 1536}}) {
+  for (const Shape& shape : {Shape{128, 67 * 256 - 5, 2000}, Shape{384, 40 * 256 - 3, 3000},
+                             Shape{128, (2 * clusters + 5) * 256, 2048}}) {
     const int64_t units = (shape.m + 255) / 256 * ((shape.n + 255) / 256), slices = (shape.k + 63) / 64;
     EXPECT_GT(tessel::impl::plan_stream_k(units, slices, clusters).sharing, 0) << to_string(shape) << " is not shared";
     for (const OpPair& ops : parse_ops("NN,TT")) {

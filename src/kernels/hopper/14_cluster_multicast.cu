@@ -14,11 +14,12 @@
 //    with it (the peer's multicast writes into it): each consumer
 //    warpgroup arrives on the empty barrier of both CTAs (mapa + a
 //    cluster-scope arrive), and each empty barrier counts 2 x 2 arrivals.
-//  - With beta = 0, results leave through shared memory and TMA stores
-//    (store_tile_tma): a warpgroup writes 64 x 128-byte chunks into two
-//    swizzled buffers and goes on while the copy engine stores them, so the
-//    stores of one tile overlap the wgmmas of the next. (beta != 0, or C,
-//    ldc or n not in 16-byte units: direct stores from registers, as before.)
+//  - Results leave through shared memory and TMA stores (store_tile_tma):
+//    a warpgroup writes 64 x 128-byte chunks into two swizzled buffers and
+//    goes on while the copy engine stores them, so the stores of one tile
+//    overlap the wgmmas of the next; with beta != 0 it loads all its C
+//    values of a chunk first. (C, ldc or n not in 16-byte units: direct
+//    stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of row tiles.
 //    The CTAs meet at a cluster barrier after setting up their barriers
@@ -59,6 +60,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (warpgroup == 0) {
     sm90::release_registers<Cfg::kProducerRegs>();
     if (t == 0) {
+      sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       for (int tile = first; tile < cluster_tiles; tile += stride) {
         int bm, bn;
         device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);

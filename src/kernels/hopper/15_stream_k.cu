@@ -20,11 +20,11 @@
 //    17 MiB for 132 CTAs). Readers reset the flags, so the workspace is
 //    clean for the next call on the same stream without a memset.
 //  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
-//  - Handing partial sums over is not free (measured: ~11 slice times at
-//    2048^3, where every unit was shared), so the plan
-//    (kernels/hopper/stream_k_plan.hpp) shares only where its estimate
-//    saves at least 5%, e.g. 3072^3 and 5120^3 but not 4096^3 (3.9 of 4
-//    waves); otherwise this is step 14 with 128 x 256 tiles.
+//  - Handing partial sums over is not free (measured on an H100: ~10 slice
+//    times each), so the plan (kernels/hopper/stream_k_plan.hpp) shares
+//    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
+//    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
+//    tiles.
 // The owner waits only for segments that other clusters take first, right
 // after their whole units, so the wait is short; it relies on all clusters
 // of the grid running at once (the grid is what
@@ -53,8 +53,14 @@ struct StreamK : StreamKPlan {
   int* flags = nullptr;       // per CTA and consumer warpgroup: 1 = its partial sums are ready
 };
 
+// The hand-over of partial sums between CTAs: every thread of the writing
+// warpgroup stores, the warpgroup meets at its barrier, then one thread
+// releases the flag at GPU scope (fence + store: the barrier puts the other
+// threads' stores before it); one reading thread acquires the flag, then
+// its warpgroup meets at the barrier and reads. No thread waits for its
+// own stores to drain: the writer goes straight back to its wgmmas.
 __device__ __forceinline__ void flag_raise(int* flag) {
-  asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
+  asm volatile("fence.acq_rel.gpu;\n st.relaxed.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
 }
 __device__ __forceinline__ int flag_read(const int* flag) {
   int v;
@@ -70,7 +76,6 @@ __device__ __forceinline__ void save_partial(float4* slot, int* flag, const floa
   for (int i = 0; i < N / 4; ++i) {
     __stcg(slot + i * sm90::kWarpgroup + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
   }
-  __threadfence();
   sm90::named_barrier(barrier, sm90::kWarpgroup);  // the whole warpgroup has written
   if (t == 0) flag_raise(flag);
 }
@@ -107,12 +112,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // Calls visit(unit, k0, k1) for this cluster's segments in order: its
   // whole units, then its run of shared slices.
   auto walk = [&](auto&& visit) {
-    for (int u = cluster; u < sk.whole; u += clusters) visit(u, 0, slices);  // whole < 2^31: units are checked
+    for (int u = cluster; u < sk.whole; u += clusters) visit(u, 0, slices);
     if (cluster >= sk.sharing) return;
-    const int64_t end = sk.run_begin(cluster + 1);
-    for (int64_t pos = sk.run_begin(cluster); pos < end;) {
-      const int u = int(sk.whole + pos / slices), k0 = int(pos % slices);
-      const int k1 = int(std::min<int64_t>(slices, k0 + (end - pos)));
+    const int end = sk.run_begin(cluster + 1);
+    for (int pos = sk.run_begin(cluster); pos < end;) {
+      const int u = sk.whole + pos / slices, k0 = pos % slices;
+      const int k1 = std::min(slices, k0 + (end - pos));
       visit(u, k0, k1);
       pos += k1 - k0;
     }
@@ -128,6 +133,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   if (warpgroup == 0) {
     sm90::release_registers<Cfg::kProducerRegs>();
     if (t == 0) {
+      sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       walk([&](int u, int k0, int k1) {
         int m0, n0;
         origin(u, m0, n0);
@@ -149,7 +155,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         return;
       }
       if (k1 < slices) {  // later clusters computed the rest: add their sums
-        const int64_t unit_end = int64_t(u - sk.whole + 1) * slices;
+        const int unit_end = (u - sk.whole + 1) * slices;
         for (int c = cluster + 1; c < sk.sharing && sk.run_begin(c) < unit_end; ++c) {
           add_partial(reinterpret_cast<const float4*>(sk.partials) + int64_t(slot(c)) * N / 4 * sm90::kWarpgroup,
                       sk.flags + slot(c), acc, t, barrier);

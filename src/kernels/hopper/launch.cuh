@@ -136,14 +136,13 @@ cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t s
 }
 
 // The TMA-store epilogue's tensor map over C, in *map, when this call can
-// use it (*tma_store): beta = 0 (C is not read) and C, ldc and n in 16-byte
-// units. A TMA store writes whole 16-byte pieces, so a row that ends inside
-// one would overwrite the elements after it (measured: n = 7 bf16 wrote the
-// 8th element of each row). Chunks of 64 rows x 128 bytes.
+// use it (*tma_store): C, ldc and n in 16-byte units. A TMA store writes
+// whole 16-byte pieces, so a row that ends inside one would overwrite the
+// elements after it (measured: n = 7 bf16 wrote the 8th element of each
+// row). Chunks of 64 rows x 128 bytes.
 inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma_store) {
   const size_t c_size = size_of(a.precision.c);
-  *tma_store = a.beta == 0.0f && reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 &&
-               a.n * c_size % 16 == 0;
+  *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0;
   *map = CUtensorMap{};
   return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64) : cudaSuccess;
 }

@@ -17,18 +17,21 @@ namespace tessel::impl {
 // Units (a cluster's tile: kCluster row tiles x one column tile) [0, whole)
 // go whole to the clusters in turn; the k-slices of the rest, numbered unit
 // by unit, go in equal runs to clusters 0..sharing-1 (none when sharing = 0).
+// (The launcher checks units * slices < 2^31.)
 struct StreamKPlan {
-  int64_t whole = 0;
+  int whole = 0;
   int sharing = 0;
-  int64_t shared_slices = 0;
-  TESSEL_HOST_DEVICE int64_t run_begin(int cluster) const { return shared_slices * cluster / sharing; }
+  int shared_slices = 0;
+  TESSEL_HOST_DEVICE int run_begin(int cluster) const { return int(int64_t(shared_slices) * cluster / sharing); }
 };
 
 // The cost of handing a unit's partial sums from one cluster to another
-// (write, fence, flag, read: 128 KiB per CTA for 128 x 256 tiles), in
-// k-slice times: measured on an H100 at 2048^3, where every unit is shared
-// by two clusters, step 15 took 11 us (~11 slices) longer than step 14.
-constexpr int kFixupSlices = 6;
+// (write, flag, read: 128 KiB per CTA for 128 x 256 tiles), in k-slice
+// times. Measured on an H100 with sharing forced at every size: step 15
+// took 1.33x step 14's time at 2048^3 (every unit cut in two: ~10 slice
+// times per hand-over), 1.09x at 4096^3, 1.19x at 4096x4096x1024, 0.90x at
+// 3072^3 and 5120^3; 10 matches them within a few slices.
+constexpr int kFixupSlices = 10;
 // Sharing must save at least this fraction of the whole-units time.
 constexpr double kMinStreamKGain = 0.05;
 // Fewest shared k-slices per cluster.
@@ -47,14 +50,14 @@ inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
 // slice times of the busiest cluster, fix-ups included.
 inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr) {
   StreamKPlan plan;
-  plan.whole = units;
+  plan.whole = int(units);
   const int64_t whole_time = whole_units_slices(units, slices, clusters);
   if (busiest) *busiest = whole_time;
   if (units % clusters == 0) return plan;
   const int64_t waves = units / clusters;
   StreamKPlan shared;
-  shared.whole = waves > 0 ? (waves - 1) * clusters : 0;
-  shared.shared_slices = (units - shared.whole) * slices;
+  shared.whole = int(waves > 0 ? (waves - 1) * clusters : 0);
+  shared.shared_slices = int((units - shared.whole) * slices);
   shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / kMinRun, 1, clusters));
   const int64_t run = (shared.shared_slices + shared.sharing - 1) / shared.sharing;
   const int64_t pieces = (slices + run - 1) / run + 1;  // most runs one unit is cut across

@@ -78,21 +78,24 @@ __device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const f
 }
 
 // The TMA-store epilogue of one consumer warpgroup: its 64 x 2N block of C
-// (N accumulators per thread; beta = 0) leaves in chunks of 64 rows x 128
-// bytes. Each chunk is scaled by alpha, rounded to CT and written into one
-// of the warpgroup's two shared-memory buffers, in the layout of a
-// 128-byte-swizzled TMA box (16-byte piece q of row r at piece q ^ (r % 8):
-// conflict-free stores), then one thread issues the TMA store and the
-// warpgroup goes on without waiting for it: with two buffers, the store of
-// one chunk overlaps the writing of the next, and the last stores of a tile
-// overlap the next tile's wgmmas. A buffer is rewritten only after the
-// store issued from it two chunks before has read it (bulk_wait_read<1>).
-// Rows and columns outside C are clipped by TMA. `next` (0 or 1): the
+// at (row0, col0) (N accumulators per thread) leaves in chunks of 64 rows x
+// 128 bytes. Each chunk, alpha * acc (+ beta * C: the thread's C values of
+// the chunk are all loaded first, so their latencies overlap), rounded to
+// CT, is written into one of the warpgroup's two shared-memory buffers, in
+// the layout of a 128-byte-swizzled TMA box (16-byte piece q of row r at
+// piece q ^ (r % 8): conflict-free stores), then one thread issues the TMA
+// store and the warpgroup goes on without waiting for it: with two
+// buffers, the store of one chunk overlaps the writing of the next, and
+// the last stores of a tile overlap the next tile's wgmmas. A buffer is
+// rewritten only after the store issued from it two chunks before has read
+// it (bulk_wait_read<1>). Rows and columns outside C are clipped by TMA
+// (and not read). Needs C, ldc and n in 16-byte units. `next` (0 or 1): the
 // buffer to use first, carried across tiles; barrier: this warpgroup's
 // named barrier.
-template <class CT, int N>
-__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const float (&acc)[N], float alpha,
-                                               int row0, int col0, int t, char* buffers, int& next, int barrier) {
+template <class CT, class T, int N>
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const device::TcParams<T>& p,
+                                               const float (&acc)[N], int row0, int col0, int t, char* buffers,
+                                               int& next, int barrier) {
   namespace sm90 = device::sm90;
   using Pair = typename device::Pair<CT>::type;
   constexpr int kBufferBytes = 64 * 128;
@@ -100,18 +103,32 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const f
   constexpr int kPairs = kChunkCols / 4;             // accumulator pairs per thread per chunk
   constexpr int kChunks = N / 2 / kPairs;
   const int warp = t / 32, lane = t % 32;
+  // Pair j (d[2j], d[2j + 1]) of this thread: its row in the 64-row block and column in the tile.
+  auto row_of = [&](int j) { return 16 * warp + lane / 4 + 8 * (j % 2); };
+  auto col_of = [&](int j) { return 8 * (j / 2) + 2 * (lane % 4); };
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
+    Pair old[kPairs];
+    if (p.beta != 0.0f) {
+#pragma unroll
+      for (int q = 0; q < kPairs; ++q) {
+        const int j = c * kPairs + q;
+        const int64_t i = int64_t(row0) + row_of(j), k = int64_t(col0) + col_of(j);
+        old[q] = i < p.m && k < p.n ? __ldcg(reinterpret_cast<const Pair*>(static_cast<const CT*>(p.C) + i * p.ldc + k))
+                                    : Pair{};
+      }
+    }
     char* buffer = buffers + next * kBufferBytes;
     if (t == 0) sm90::bulk_wait_read<1>();
     sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
 #pragma unroll
     for (int q = 0; q < kPairs; ++q) {
-      const int j = c * kPairs + q;  // pair j: d[2j], d[2j + 1]
-      const int row = 16 * warp + lane / 4 + 8 * (j % 2);
-      const int byte = (8 * (j / 2) + 2 * (lane % 4) - c * kChunkCols) * int(sizeof(CT));
+      const int j = c * kPairs + q, row = row_of(j);
+      const int byte = (col_of(j) - c * kChunkCols) * int(sizeof(CT));
+      float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
+      if (p.beta != 0.0f) v0 += p.beta * device::to_float(old[q].x), v1 += p.beta * device::to_float(old[q].y);
       Pair v;
-      v.x = device::from_float<CT>(alpha * acc[2 * j]), v.y = device::from_float<CT>(alpha * acc[2 * j + 1]);
+      v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
       *reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16) = v;
     }
     sm90::fence_to_async_proxy();
@@ -126,8 +143,8 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const f
 
 // The epilogue of steps 14 and 15 for consumer warpgroup `consumer` (thread
 // t of 128): its 64 x 2N block of C at (i0, j0) through shared memory and TMA
-// stores when tma_store (beta = 0; `buffer` carried across tiles), else
-// stored from registers.
+// stores when tma_store (`buffer` carried across tiles), else stored from
+// registers.
 template <class T, class Ops, int S, int N>
 __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
                                              const float (&acc)[N], int i0, int j0, int t,
@@ -135,9 +152,9 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
   if (!tma_store) {
     store_tile(p, acc, i0, j0, t);
   } else if (p.c_f32) {
-    store_tile_tma<float>(map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
   } else {
-    store_tile_tma<T>(map_c, acc, p.alpha, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
   }
 }
 
