@@ -4,7 +4,8 @@
 #   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] tests   SASS check (HGMMA count, no local memory),
 #                                                       every GPU test (ctest), CLI verify of every kernel
 #   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] bench   f16 and bf16 (DTYPES=bf16: one) benchmark of steps 10-15 and
-#                                                       auto-dispatch against cuBLAS, FP32-output rows, plots
+#                                                       auto-dispatch against cuBLAS, FP32-output rows, op pairs,
+#                                                       beta = 1, plots
 # Writes OUT_DIR/hopper/ and OUT_DIR/hopper-PART.tgz; prints a short summary.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] tests|bench}
@@ -39,6 +40,13 @@ else
   done
   [ -n "${DTYPES:-}" ] || "$B/tessel" bench --kernel auto --dtype f16:f32,bf16:f32 --sizes 4096,8192 --repeat 10 \
     --csv "$R/bench_f32out.csv" --json "$R/bench_f32out.json" > "$R/bench_f32out.txt" 2>&1 || status=1
+  if [ -z "${DTYPES:-}" ]; then
+    # auto-dispatch on the other op pairs, and with beta = 1 (C read back)
+    "$B/tessel" bench --kernel auto --dtype bf16 --ops NN,NT,TN,TT --sizes 4096,8192 --repeat 10 \
+      --csv "$R/bench_ops.csv" --json "$R/bench_ops.json" > "$R/bench_ops.txt" 2>&1 || status=1
+    "$B/tessel" bench --kernel auto --dtype f16,bf16 --sizes 4096,8192 --beta 1 --repeat 10 \
+      --csv "$R/bench_beta1.csv" --json "$R/bench_beta1.json" > "$R/bench_beta1.txt" 2>&1 || status=1
+  fi
   grep -h "auto" "$R"/bench_*.txt
 fi
 nvidia-smi --query-gpu=clocks.sm,power.draw,temperature.gpu --format=csv >> "$R/gpu-$part.txt" || true
