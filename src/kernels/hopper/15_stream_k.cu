@@ -10,25 +10,29 @@
 //    the remainder alone would cut units into many small pieces) is cut into
 //    k-slices, laid end to end tile after tile, and every cluster takes an
 //    equal run of them. A run starts and ends anywhere, so a tile may be
-//    shared by consecutive clusters: the cluster with its first slice (k
-//    from 0) owns it, and the others (whose runs start inside it) write
-//    their partial sums to a workspace in global memory and raise a flag;
-//    the owner, which reaches that tile at the end of its run, waits for
-//    the flags, adds the partial sums and stores the tile as usual.
+//    shared by consecutive clusters: the cluster with its last slices owns
+//    it. Each cluster walks its run from the end backwards, so it first
+//    takes the unit at the end of its run, whose later slices belong to the
+//    next cluster: it writes these partial sums to a workspace in global
+//    memory and raises a flag. It takes the unit at the start of its run,
+//    which it owns, last: there it waits for the flags of the earlier
+//    clusters that hold the unit's first slices (raised at the start of
+//    their walks, so the wait is short), adds their sums and stores the
+//    tile as usual.
 //  - A cluster's first segment is its only one that may not own its tile,
 //    so one partial-sum slot per CTA suffices (128 x 256 FP32 = 128 KiB;
 //    17 MiB for 132 CTAs). Readers reset the flags, so the workspace is
 //    clean for the next call on the same stream without a memset.
+//  - A cluster waits only for clusters of lower index, which are dispatched
+//    before it (the hardware starts blocks in index order in practice; CUDA
+//    does not promise it): even when the grid does not fit at once (another
+//    kernel holds SMs), the clusters waited for are running or done.
 //  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
 //  - Handing partial sums over is not free (measured on an H100: ~10 slice
 //    times each), so the plan (kernels/hopper/stream_k_plan.hpp) shares
 //    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
 //    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
 //    tiles.
-// The owner waits only for segments that other clusters take first, right
-// after their whole units, so the wait is short; it relies on all clusters
-// of the grid running at once (the grid is what
-// cudaOccupancyMaxActiveClusters says fits).
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
 // C any alignment. f16 and bf16 inputs, FP32 accumulation.
@@ -110,16 +114,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int cluster = blockIdx.x / kPair, clusters = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, sm90::kSliceK));
   // Calls visit(unit, k0, k1) for this cluster's segments in order: its
-  // whole units, then its run of shared slices.
+  // whole units, then its run of shared slices from the end backwards.
   auto walk = [&](auto&& visit) {
     for (int u = cluster; u < sk.whole; u += clusters) visit(u, 0, slices);
     if (cluster >= sk.sharing) return;
-    const int end = sk.run_begin(cluster + 1);
-    for (int pos = sk.run_begin(cluster); pos < end;) {
-      const int u = sk.whole + pos / slices, k0 = pos % slices;
-      const int k1 = std::min(slices, k0 + (end - pos));
-      visit(u, k0, k1);
-      pos += k1 - k0;
+    const int begin = sk.run_begin(cluster);
+    for (int pos = sk.run_begin(cluster + 1); pos > begin;) {  // the segment that ends at pos
+      const int unit_start = (pos - 1) / slices * slices, from = std::max(begin, unit_start);
+      visit(sk.whole + unit_start / slices, from - unit_start, pos - unit_start);
+      pos = from;
     }
   };
   // Where unit u's row tile for this CTA and its column tile start.
@@ -149,16 +152,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     int buffer = 0;
     walk([&](int u, int k0, int k1) {
       consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
-      if (k0 > 0) {  // the tile's first slices belong to an earlier cluster: hand these sums to it
+      if (k1 < slices) {  // the unit's last slices belong to a later cluster: hand these sums to it
         save_partial(reinterpret_cast<float4*>(sk.partials) + int64_t(slot(cluster)) * N / 4 * sm90::kWarpgroup,
                      sk.flags + slot(cluster), acc, t, barrier);
         return;
       }
-      if (k1 < slices) {  // later clusters computed the rest: add their sums
-        const int unit_end = (u - sk.whole + 1) * slices;
-        for (int c = cluster + 1; c < sk.sharing && sk.run_begin(c) < unit_end; ++c) {
+      if (k0 > 0) {  // earlier clusters computed the first slices: add their sums
+        const int unit_start = (u - sk.whole) * slices;
+        for (int c = cluster - 1;; --c) {
           add_partial(reinterpret_cast<const float4*>(sk.partials) + int64_t(slot(c)) * N / 4 * sm90::kWarpgroup,
                       sk.flags + slot(c), acc, t, barrier);
+          if (sk.run_begin(c) <= unit_start) break;
         }
       }
       int m0, n0;
