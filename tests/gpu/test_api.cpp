@@ -11,6 +11,7 @@
 #include "gpu/gpu_test.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
+#include "kernels/hopper/stream_k_plan.hpp"
 
 namespace {
 
@@ -205,6 +206,40 @@ TEST_F(Api, RunsOnTheGivenStream) {
   for (size_t i = 0; i < d1.size(); ++i) diff += (d1[i] - d2[i]) * (d1[i] - d2[i]), ref += d2[i] * d2[i];
   EXPECT_LT(std::sqrt(diff / ref), 1e-5);
   cudaStreamDestroy(stream);
+}
+
+// Step 15 on two streams at once: each stream has its own workspace, and
+// neither kernel's grid fits beside the other, so their clusters start as
+// SMs free up; a cluster only ever waits for lower-indexed ones (started
+// first), so both finish, and each result equals the one computed alone
+// (stream-K adds the partial sums in a fixed order).
+TEST_F(Api, StreamKOnTwoStreamsAtOnce) {
+  if (!hopper()) GTEST_SKIP() << "step 15 needs compute capability 9.0";
+  const int clusters = query_gpu().sm_count / 2;  // of two CTAs: one per SM
+  const int64_t m = 128, n = (2 * clusters + 5) * 256, k = 2048;  // 2 whole waves of units, then shared ones
+  ASSERT_GT(tessel::impl::plan_stream_k(n / 256, k / 64, clusters).sharing, 0);
+  const tessel::Precision p = *tessel::parse_precision("bf16");
+  std::vector<float> hA(m * k), hB(k * n);
+  fill_random(hA, 11), fill_random(hB, 12);
+  DeviceBuffer<uint8_t> A(encode(hA, p.ab)), B(encode(hB, p.ab));
+  const size_t c_bytes = size_t(m * n) * tessel::size_of(p.c);
+  DeviceBuffer<uint8_t> alone(c_bytes), C1(c_bytes), C2(c_bytes);
+  auto args = [&](void* C) { return tessel::GemmArgs{Op::N, Op::N, m, n, k, 1.0f, A.get(), k, B.get(), n, 0.0f, C, n, p}; };
+  cudaStream_t s1, s2;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+  ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(alone.get()), s1).ok());
+  ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(C1.get()), s1).ok());
+    ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(C2.get()), s2).ok());
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto ref = alone.download(), d1 = C1.download(), d2 = C2.download();
+  EXPECT_TRUE(ref == d1);
+  EXPECT_TRUE(ref == d2);
+  cudaStreamDestroy(s1);
+  cudaStreamDestroy(s2);
 }
 
 }  // namespace
