@@ -2,7 +2,8 @@
 
 #include <map>
 #include <mutex>
-#include <utility>
+#include <thread>
+#include <tuple>
 
 namespace tessel::impl {
 
@@ -12,11 +13,13 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer) {
     size_t bytes = 0;
   };
   static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, Block> blocks;
+  static std::map<std::tuple<int, cudaStream_t, std::thread::id>, Block> blocks;
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  // cudaStreamPerThread is one handle for a different stream in each host thread.
+  const std::thread::id thread = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
   std::lock_guard<std::mutex> lock(mutex);
-  Block& b = blocks[{device, stream}];
+  Block& b = blocks[{device, stream, thread}];
   if (b.bytes < bytes) {
     if (b.ptr != nullptr) {
       if (cudaError_t err = cudaFree(b.ptr); err != cudaSuccess) return err;

@@ -12,11 +12,12 @@ namespace tessel::impl {
 // `stream`, zero-filled when first handed out (and whenever it grows).
 // Kernels that use it must leave it as they found it where it matters (the
 // stream-K flags are reset by their readers), since the next call on the
-// stream gets the same buffer. One buffer per (device, stream), kept for the
-// life of the process; growing one frees the old after cudaFree's implicit
-// device synchronisation, so a kernel still using it is done first.
-// Not usable while the stream is being captured into a graph the first time
-// a size is needed (cudaMalloc is not capturable).
+// stream gets the same buffer. One buffer per (device, stream), and per host
+// thread for cudaStreamPerThread (one handle, a different stream in each
+// thread); kept for the life of the process. Growing one frees the old after
+// cudaFree's implicit device synchronisation, so a kernel still using it is
+// done first. Not usable while the stream is being captured into a graph the
+// first time a size is needed (cudaMalloc is not capturable).
 cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer);
 
 }  // namespace tessel::impl
