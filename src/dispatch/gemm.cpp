@@ -215,13 +215,12 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
-  if (persistent) {
+  if (persistent) {  // this step's candidates and the step before's persistent kernels, in registry order
+    candidates.clear();
     for (const KernelEntry& e : registry()) {
-      if (e.info.ladder_step == step - 1 && e.persistent && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
+      const bool step_or_before = e.info.ladder_step == step || e.info.ladder_step == step - 1;
+      if (step_or_before && e.persistent && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
     }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const KernelEntry* x, const KernelEntry* y) {
-      return x->info.ladder_step < y->info.ladder_step;
-    });
   }
   *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)
                        : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);

@@ -14,7 +14,7 @@ struct KernelEntry {
   KernelInfo info;
   impl::LaunchFn launch;
   int blocks_per_sm = 1;  // blocks one SM holds at once (for the dispatcher's block-count rule)
-  bool persistent = false;  // one block per SM walks the tiles (the dispatcher's wave rule)
+  bool persistent = false;  // one block (or cluster) per SM walks the tiles (the dispatcher's time estimate)
   // Persistent kernels: CTAs per cluster (they walk units of `cluster` row
   // tiles), throughput per tile area relative to the fastest configuration,
   // and whether the last waves are shared out by k-slices (step 15).
