@@ -1,22 +1,26 @@
 // Hopper (sm_90a) building blocks as thin inline-PTX wrappers: mbarriers,
-// TMA tile loads, wgmma shared-memory descriptors and the m64n256k16
-// instructions (m64n256k16, m64n128k16), setmaxnreg. Only the Hopper kernel files include this; they
-// are compiled for sm_90a alone (CMake target tessel_sm90).
+// TMA tile loads and stores, wgmma shared-memory descriptors and the
+// m64nNk16 (f16, bf16) and m64nNk8 (tf32) instructions, setmaxnreg. Only
+// the Hopper kernel files include this; they are compiled for sm_90a alone
+// (CMake target tessel_sm90).
 //
-// Shared-memory operand layout (Operand below). Every k-slice is 64
-// elements deep (128 bytes of a 16-bit type: one 128-byte swizzle row), and
-// TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B, which is exactly the
-// layout wgmma reads with a 128-byte-swizzle descriptor:
+// Shared-memory operand layout (Operand below). Every k-slice is 128 bytes
+// deep (one 128-byte swizzle row: 64 elements of a 16-bit type, 32 of FP32
+// read as tf32), and TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B, which
+// is exactly the layout wgmma reads with a 128-byte-swizzle descriptor:
 //  - K-major (A with op N, B with op T: k contiguous in memory): one TMA box
-//    of Rows x 64; row r at byte 128 r; groups of 8 rows (1024 bytes, one
-//    swizzle atom) apart by SBO = 1024; the k-step of 16 elements moves the
-//    start address by 32 bytes.
-//  - MN-major (A with op T, B with op N: m or n contiguous): Rows / 64 TMA
-//    boxes of 64 (k) rows x 64 (mn) elements, 8 KiB each; within a box, k
-//    row r at byte 128 r; SBO = 1024 (8 k rows), LBO = 8 KiB (the next 64
-//    m or n); the k-step of 16 moves the start address by 16 rows, 2 KiB.
+//    of Rows x 128 bytes; row r at byte 128 r; groups of 8 rows (1024
+//    bytes, one swizzle atom) apart by SBO = 1024; each wgmma's k-step (16
+//    elements of 16 bits, 8 of tf32: 32 bytes) moves the start address by
+//    32 bytes.
+//  - MN-major (A with op T, B with op N: m or n contiguous; 16-bit types
+//    only): Rows / 64 TMA boxes of 64 (k) rows x 64 (mn) elements, 8 KiB
+//    each; within a box, k row r at byte 128 r; SBO = 1024 (8 k rows), LBO =
+//    8 KiB (the next 64 m or n); the k-step of 16 moves the start address by
+//    16 rows, 2 KiB.
 // wgmma reads K-major with its transpose bit 0 and MN-major with 1, so the
-// four op pairs need no copies.
+// four op pairs of 16-bit types need no copies. tf32 wgmma has no
+// transpose bit: its operands must be K-major.
 #pragma once
 
 #include <cuda.h>
@@ -30,7 +34,9 @@
 
 namespace tessel::device::sm90 {
 
-constexpr int kSliceK = 64;        // k elements per pipeline slice (128 bytes of a 16-bit type)
+constexpr int kSliceBytes = 128;   // bytes of k per pipeline slice
+constexpr int kSliceK = 64;        // k elements per slice of a 16-bit type (Operand<T>::kSliceK for any)
+constexpr int kStepBytes = 32;     // bytes of k per wgmma (k16 of 16-bit types, k8 of tf32)
 constexpr int kWarpgroup = 128;    // threads that issue one wgmma together
 constexpr int kSwizzleAtom = 1024; // bytes: 8 rows of 128 bytes
 
@@ -156,7 +162,7 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 }
 
 // One operand's k-slice in shared memory (see the top of this file): Rows
-// (m or n) x 64 (k) elements of T, K-major or MN-major. Parts: how many
+// (m or n) x kSliceK (k) elements of T, K-major or MN-major (16-bit T only). Parts: how many
 // CTAs of a cluster share loading it (each copies its part of the boxes and
 // multicasts them to all): a K-major slice is then cut into Parts boxes of
 // rows; an MN-major one is copied in boxes of 64 columns, or, when it has
@@ -164,15 +170,17 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 // 128-byte rows of the swizzled layout lie in the same places either way).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
-  static_assert(sizeof(T) == 2 && Rows % 64 == 0 && Rows <= 256, "16-bit types, 64..256 rows");
+  static_assert((sizeof(T) == 2 || (sizeof(T) == 4 && KMajor)) && Rows % 64 == 0 && Rows <= 256,
+                "16-bit types, or FP32 (tf32) K-major; 64..256 rows");
+  static constexpr int kSliceK = kSliceBytes / int(sizeof(T));  // k elements per slice
   static constexpr bool kSplitK = !KMajor && Rows / 64 < Parts;  // MN-major boxes cut along k
   static constexpr int kBoxes = KMajor || kSplitK ? Parts : Rows / 64;
-  static constexpr int kBytes = Rows * kSliceK * int(sizeof(T));
+  static constexpr int kBytes = Rows * kSliceBytes;
   static constexpr int kBoxBytes = kBytes / kBoxes;
   static constexpr int kColumnBytes = kSliceK * 128;  // MN-major: one block of 64 columns
   static constexpr bool kTransposed = !KMajor;        // wgmma's transpose bit for this operand
   // The TMA box this layout loads, {inner, outer} in elements.
-  static constexpr int kBoxInner = 64;
+  static constexpr int kBoxInner = kSliceK;
   static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSplitK ? kSliceK / kBoxes : kSliceK;
 
   // Issues the TMA copies of part `part` of the slice at rows row0.., k values
@@ -193,10 +201,10 @@ struct Operand {
       }
     }
   }
-  // The descriptor of rows r0.. (r0 a multiple of 64), k values 16 step.. of the slice.
+  // The descriptor of rows r0.. (r0 a multiple of 64), wgmma k-step `step` of the slice.
   __device__ static uint64_t desc(const void* tile, int r0, int step) {
     const uint32_t base = smem_addr(tile);
-    if constexpr (KMajor) return make_desc(base + r0 * 128 + step * 32, 16, kSwizzleAtom);
+    if constexpr (KMajor) return make_desc(base + r0 * 128 + step * kStepBytes, 16, kSwizzleAtom);
     return make_desc(base + r0 / 64 * kColumnBytes + step * 16 * 128, kColumnBytes, kSwizzleAtom);
   }
 };
@@ -237,34 +245,40 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" REGS "}, " TAIL ";"       \
                : __VA_ARGS__                                                                               \
                : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
-#define TESSEL_WGMMA_TYPED(...)                         \
-  if constexpr (kF16) {                                 \
-    TESSEL_WGMMA("f16", __VA_ARGS__);                   \
-  } else {                                              \
-    TESSEL_WGMMA("bf16", __VA_ARGS__);                  \
+// SHAPE: "m64nN"; DESCS: the descriptor operands and scales; TRANS: the
+// transpose operands (16-bit types only).
+#define TESSEL_WGMMA_TYPED(SHAPE, REGS, DESCS, TRANS, ...)               \
+  if constexpr (kTf32) {                                                  \
+    TESSEL_WGMMA("tf32", SHAPE "k8", REGS, DESCS, __VA_ARGS__);           \
+  } else if constexpr (kF16) {                                            \
+    TESSEL_WGMMA("f16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__); \
+  } else {                                                                \
+    TESSEL_WGMMA("bf16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__); \
   }
 
-// d (64 x N, FP32, this thread's N / 2 values) += A (64 x 16) * B (16 x N),
-// both from shared memory; N = 64, 128, 192 or 256. TransA / TransB: the
-// operand is MN-major. Thread t of the warpgroup holds d[i] at row
+// d (64 x N, FP32, this thread's N / 2 values) += A (64 x K) * B (K x N),
+// both from shared memory; K = 16 for f16 / bf16, 8 for tf32 (T = float:
+// FP32 data read as tf32); N = 64, 128, 192 or 256. TransA / TransB: the
+// operand is MN-major (16-bit types only). Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 template <class T, int N, bool TransA, bool TransB>
 __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>, "f16 or bf16");
-  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}k16");
-  constexpr bool kF16 = std::is_same_v<T, __half>;
+  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, float>,
+                "f16, bf16 or tf32");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}");
+  constexpr bool kF16 = std::is_same_v<T, __half>, kTf32 = std::is_same_v<T, float>;
+  static_assert(!kTf32 || (!TransA && !TransB), "tf32 operands are K-major");
   if constexpr (N == 64) {
-    TESSEL_WGMMA_TYPED("m64n64k16", TESSEL_R0, "%32, %33, 1, 1, 1, %34, %35", TESSEL_ACC32(0));
+    TESSEL_WGMMA_TYPED("m64n64", TESSEL_R0, "%32, %33, 1, 1, 1", "%34, %35", TESSEL_ACC32(0));
   } else if constexpr (N == 128) {
-    TESSEL_WGMMA_TYPED("m64n128k16", TESSEL_R0 ", " TESSEL_R32, "%64, %65, 1, 1, 1, %66, %67", TESSEL_ACC32(0),
+    TESSEL_WGMMA_TYPED("m64n128", TESSEL_R0 ", " TESSEL_R32, "%64, %65, 1, 1, 1", "%66, %67", TESSEL_ACC32(0),
                        TESSEL_ACC32(32));
   } else if constexpr (N == 192) {
-    TESSEL_WGMMA_TYPED("m64n192k16", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "%96, %97, 1, 1, 1, %98, %99",
+    TESSEL_WGMMA_TYPED("m64n192", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "%96, %97, 1, 1, 1", "%98, %99",
                        TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64));
   } else {
-    TESSEL_WGMMA_TYPED("m64n256k16", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96,
-                       "%128, %129, 1, 1, 1, %130, %131", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64),
-                       TESSEL_ACC32(96));
+    TESSEL_WGMMA_TYPED("m64n256", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96, "%128, %129, 1, 1, 1",
+                       "%130, %131", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96));
   }
 }
 #undef TESSEL_WGMMA_TYPED
@@ -276,13 +290,14 @@ __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64
 #undef TESSEL_ACC32
 #undef TESSEL_ACC8
 
-// One k-slice (64 deep) for this warpgroup: 4 wgmmas of k 16 over rows
-// a_row0.. of A's tile and all N columns of B's.
+// One k-slice (128 bytes deep) for this warpgroup: 4 wgmmas (k 16 of a
+// 16-bit type, k 8 of tf32) over rows a_row0.. of A's tile and all N
+// columns of B's.
 template <class T, class OpA, class OpB, int N>
 __device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile, int a_row0, const void* b_tile) {
   wgmma_fence();
 #pragma unroll
-  for (int step = 0; step < kSliceK / 16; ++step) {
+  for (int step = 0; step < kSliceBytes / kStepBytes; ++step) {
     wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step),
                                                          OpB::desc(b_tile, 0, step));
   }

@@ -7,19 +7,19 @@
 
 namespace tessel::impl {
 
-cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer) {
+cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, WorkspaceUse use) {
   struct Block {
     void* ptr = nullptr;
     size_t bytes = 0;
   };
   static std::mutex mutex;
-  static std::map<std::tuple<int, cudaStream_t, std::thread::id>, Block> blocks;
+  static std::map<std::tuple<int, cudaStream_t, std::thread::id, WorkspaceUse>, Block> blocks;
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   // cudaStreamPerThread is one handle for a different stream in each host thread.
   const std::thread::id thread = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
   std::lock_guard<std::mutex> lock(mutex);
-  Block& b = blocks[{device, stream, thread}];
+  Block& b = blocks[{device, stream, thread, use}];
   if (b.bytes < bytes) {
     if (b.ptr != nullptr) {
       if (cudaError_t err = cudaFree(b.ptr); err != cudaSuccess) return err;

@@ -1,5 +1,6 @@
 // Internal: scratch memory in device memory for kernels that exchange data
-// between blocks (step 15's stream-K partial sums and ready flags).
+// between blocks (step 15's stream-K partial sums and ready flags) or read
+// operands prepared for them (tf32 operands copied K-major).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,12 +13,16 @@ namespace tessel::impl {
 // `stream`, zero-filled when first handed out (and whenever it grows).
 // Kernels that use it must leave it as they found it where it matters (the
 // stream-K flags are reset by their readers), since the next call on the
-// stream gets the same buffer. One buffer per (device, stream), and per host
+// stream gets the same buffer. One buffer per (device, stream, use), and per host
 // thread for cudaStreamPerThread (one handle, a different stream in each
 // thread); kept for the life of the process. Growing one frees the old after
 // cudaFree's implicit device synchronisation, so a kernel still using it is
 // done first. Not usable while the stream is being captured into a graph the
 // first time a size is needed (cudaMalloc is not capturable).
-cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer);
+// `use` keeps the users apart: the stream-K flags must stay zero between
+// calls, which an operand copy on the same stream would break.
+enum class WorkspaceUse { kStreamK, kOperands };
+cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer,
+                             WorkspaceUse use = WorkspaceUse::kStreamK);
 
 }  // namespace tessel::impl

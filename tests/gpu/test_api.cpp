@@ -132,8 +132,9 @@ TEST_F(Api, TensorKernelsRefuseMisalignedAbByNameButAutoTakesThem) {
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("not f32"), std::string::npos) << s.message();
     }
-    // mma.sync's configurations, + on Hopper steps 11-13, step 14's four tile shapes and step 15.
-    EXPECT_EQ(tested, p.ab == tessel::DType::kF32 || !hopper() ? 2 : 10) << name;
+    // mma.sync's configurations, + on Hopper steps 11-13, step 14's four tile shapes and step 15
+    // (tf32: step 14's four tile shapes).
+    EXPECT_EQ(tested, !hopper() ? 2 : p.ab == tessel::DType::kF32 ? 6 : 10) << name;
     for (const tessel::GemmArgs& a : {odd_lda, odd_ptr}) {
       std::string chosen;
       ASSERT_TRUE(tessel::select_kernel(a, &chosen).ok());
@@ -153,7 +154,7 @@ TEST_F(Api, AutoDispatchPicksByPrecision) {
   EXPECT_EQ(tessel::find_kernel(name)->ladder_step, 8) << name;
   a.precision = *tessel::parse_precision("tf32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(name.rfind("mma_tf32", 0), 0u) << name;
+  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_tf32" : "mma_tf32", 0), 0u) << name;
   a.precision = *tessel::parse_precision("bf16:f32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   // On Hopper: steps 14 or 15 (whichever the estimate prefers for the shape).
@@ -165,6 +166,37 @@ TEST_F(Api, AutoDispatchPicksByPrecision) {
   EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_f16", 0) == 0, true) << name;
   EXPECT_NE(name.find("f16"), std::string::npos) << name;
   EXPECT_EQ(name.find("bf16"), std::string::npos) << name;
+}
+
+// "tf32" rounds each FP32 input to the nearest tf32 value (10 fraction
+// bits), as cuBLAS does: with every input 1 + 3 * 2^-12, each product is
+// (1 + 2^-10)^2 rounded, (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 exactly in the
+// FP32 accumulators; truncating inputs would give 1, FP32 inputs
+// 1 + 6 * 2^-12 + 9 * 2^-24. k = 70 crosses the kernels' k-slices.
+TEST_F(Api, Tf32RoundsInputsToNearest) {
+  const int64_t m = 3, n = 5, k = 70, ld = 72;
+  const float x = 1.0f + 3.0f / 4096.0f;
+  DeviceBuffer<float> A(std::vector<float>(k * ld, x)), B(std::vector<float>(k * ld, x)), C(m * ld);
+  const double product = 1.0 + std::ldexp(1.0, -9) + std::ldexp(1.0, -20), want = double(k) * product;
+  const tessel::Precision tf32 = *tessel::parse_precision("tf32");
+  int tested = 0;
+  for (const auto& info : tessel::kernels()) {
+    if (!info.takes(tf32) || !runs_here(info)) continue;
+    ++tested;
+    for (const auto& [opA, opB] : parse_ops("NN,NT,TN,TT")) {
+      const tessel::GemmArgs a{opA, opB, m, n, k, 1.0f, A.get(), ld, B.get(), ld, 0.0f, C.get(), ld, tf32};
+      ASSERT_TRUE(tessel::run_kernel(info.name, a).ok()) << info.name;
+      const std::vector<float> d = C.download();
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          EXPECT_NEAR(d[i * ld + j], want, 1e-5 * want)
+              << info.name << " " << to_string(OpPair{opA, opB}) << " (" << i << ", " << j << "): truncated inputs give "
+              << k << ", FP32 inputs " << double(k) * double(x) * double(x);
+        }
+      }
+    }
+  }
+  EXPECT_GE(tested, 4);  // WMMA (2) and mma.sync (2) configurations, + step 14's on Hopper
 }
 
 TEST_F(Api, TunedChoiceIsTakenForTheExactCallOnly) {

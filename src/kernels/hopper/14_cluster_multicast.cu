@@ -25,12 +25,15 @@
 //    The CTAs meet at a cluster barrier after setting up their barriers
 //    and before exiting (the peer may still arrive on them).
 //
-// Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
-// C any alignment. f16 and bf16 inputs, FP32 accumulation.
+// Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
+// C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
+// wgmma m64nNk8 variant; operands copied K-major first where they are not,
+// see k_major.hpp); FP32 accumulation.
 #include <algorithm>
 
 #include "device/common.cuh"
 #include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/k_major.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
 
@@ -54,7 +57,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
   const int pairs_m = int(device::ceil_div(tiles_m, kPair)), cluster_tiles = pairs_m * tiles_n;
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
-  const int slices = int(device::ceil_div(p.k, sm90::kSliceK));
+  const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
   sm90::Ring<S> ring;
   if (warpgroup == 0) {
@@ -85,28 +88,42 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
 }
 
+// Launches the kernel of op pair (TA, TB) for the validated call a.
+template <class Cfg, class T, bool TA, bool TB>
+cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
+  using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  constexpr int kPair = Cfg::kCluster;
+  const int64_t cluster_tiles = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
+  if (cluster_tiles * kPair > INT32_MAX) return cudaErrorInvalidValue;
+  auto kernel = cluster_kernel<Cfg, T, TA, TB>;
+  int clusters = 0;
+  if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+  if (clusters < 1) return cudaErrorInvalidConfiguration;
+  const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
+  CUtensorMap map_a, map_b, map_c;
+  bool tma_store = false;
+  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+  if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
+  return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T>(a), tma_store);
+}
+
 }  // namespace
 
+// f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP32 as
+// tf32: wgmma reads tf32 K-major only, so operands stored otherwise are
+// first copied transposed (k_major_operands) and one kernel (op pair N, T)
+// serves every call.
 template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  constexpr int kPair = Cfg::kCluster;
-  const int64_t cluster_tiles = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
-  if (cluster_tiles * kPair > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  const device::TcParams<T> p = device::tc_params<T>(a);
-  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-    using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    auto kernel = cluster_kernel<Cfg, T, ta, tb>;
-    int clusters = 0;
-    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
-    if (clusters < 1) return cudaErrorInvalidConfiguration;
-    const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
-    CUtensorMap map_a, map_b, map_c;
-    bool tma_store = false;
-    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, p, tma_store);
-  });
+  if (a.precision.ab != AB) return cudaErrorInvalidValue;
+  if constexpr (AB == DType::kF32) {
+    GemmArgs k_major;
+    if (cudaError_t err = k_major_operands(a, stream, &k_major); err != cudaSuccess) return err;
+    return launch_ops<Cfg, T, false, true>(k_major, stream);
+  } else {
+    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, stream); });
+  }
 }
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
@@ -118,5 +135,9 @@ template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&
 template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x64, DType::kF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x64, DType::kF32>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

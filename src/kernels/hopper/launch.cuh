@@ -15,12 +15,14 @@
 namespace tessel::impl {
 
 // A is K-major for op N (m x k, k contiguous), MN-major for op T; B is
-// MN-major for op N (k x n, n contiguous), K-major for op T.
+// MN-major for op N (k x n, n contiguous), K-major for op T. (T = float,
+// read as tf32: op pair N, T only.)
 template <class Cfg, class T, bool TA, bool TB>
 struct Sm90Operands {
   static constexpr int kCluster = Cfg::kCluster;  // CTAs that share B's loads
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
+  static constexpr int kSliceK = A::kSliceK;  // k elements per slice
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
   // Output staging for a TMA-store epilogue: two 64-row x 128-byte buffers per consumer warpgroup.
   static constexpr int kStoreBufferBytes = 64 * 128;
@@ -58,13 +60,15 @@ template <class Ops, bool TA, bool TB>
 cudaError_t make_operand_maps(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
   if (a.m > kMaxTmaExtent || a.n > kMaxTmaExtent || a.k > kMaxTmaExtent) return cudaErrorInvalidValue;
   const DType ab = a.precision.ab;
+  const bool tf32 = a.precision.compute == Compute::kTF32;
   // A: op N stored m x k; op T stored k x m. B: op N stored k x n; op T stored n x k.
   if (cudaError_t err = make_tensor_map(map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, Ops::A::kBoxInner,
-                                        Ops::A::kBoxOuter);
+                                        Ops::A::kBoxOuter, tf32);
       err != cudaSuccess) {
     return err;
   }
-  return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter);
+  return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter,
+                         tf32);
 }
 
 // The cluster launch attribute of Ops (clusters of Ops::kCluster CTAs along x).

@@ -24,7 +24,7 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
 }  // namespace
 
 cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
-                            int box_inner, int box_outer) {
+                            int box_inner, int box_outer, bool tf32) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
   if (encode == nullptr) return cudaErrorNotSupported;
   const size_t elem = size_of(dtype);
@@ -34,6 +34,7 @@ cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int
   const cuuint32_t element_strides[2] = {1, 1};
   const CUtensorMapDataType type = dtype == DType::kBF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : tf32                 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode(map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,

@@ -12,9 +12,10 @@ namespace tessel::impl {
 // boxes of box_outer x box_inner with 128-byte swizzle (box_inner * element
 // size must be 128 bytes); out-of-bounds elements read as zero. Needs base
 // 16-byte aligned and ld * element size a multiple of 16.
-// cuTensorMapEncodeTiled comes from the driver through the runtime
-// (cudaGetDriverEntryPointByVersion), so tessel links only the runtime.
+// tf32: FP32 data loaded as tf32 (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32) for
+// tf32 wgmma. cuTensorMapEncodeTiled comes from the driver through the
+// runtime (cudaGetDriverEntryPointByVersion), so tessel links only the runtime.
 cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
-                            int box_inner, int box_outer);
+                            int box_inner, int box_outer, bool tf32 = false);
 
 }  // namespace tessel::impl

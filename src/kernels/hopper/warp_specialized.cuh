@@ -28,8 +28,8 @@ __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
-    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * sm90::kSliceK);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * sm90::kSliceK, rank, (1u << Ops::kCluster) - 1);
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, rank, (1u << Ops::kCluster) - 1);
   }
 }
 
