@@ -23,7 +23,7 @@ if [ "$part" = tests ]; then
   for o in "$B"/CMakeFiles/tessel_sm90.dir/src/kernels/hopper/*.o; do
     echo "$(basename "$o"): $(cuobjdump -sass "$o" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$o" | grep -cE 'LDL|STL') LDL/STL"
   done > "$R/sass.txt"
-  (cd "$B" && ctest -j4 --output-on-failure ${TESTS:+-R "$TESTS"}) > "$R/tests.log" 2>&1 || status=1
+  (cd "$B" && ctest -j8 --output-on-failure ${TESTS:+-R "$TESTS"}) > "$R/tests.log" 2>&1 || status=1
   verify=${VERIFY:-all,auto:f16,f16:f32,bf16,bf16:f32,tf32}
   "$B/tessel" verify --kernel "${verify%%:*}" --dtype "${verify#*:}" > "$R/verify.log" 2>&1 || status=1
   cat "$R/sass.txt"
