@@ -51,6 +51,7 @@ Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int
     }
   }
   c.rel_err = relative(diff2, ref2);
+  c.diff2 = diff2, c.ref2 = ref2;
   return c;
 }
 
@@ -109,7 +110,6 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
 
   const Comparison cmp = compare(D, R, m, n, a.ldc);
-  r.err_vs_cublas = cmp.rel_err;
   r.nonfinite = cmp.nonfinite;
   const size_t size = size_of(ct);
   for (size_t e = 0; e < D.size(); ++e) {
@@ -129,17 +129,21 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   }
   SgemmArgs host = a;
   host.A = hA.data(), host.B = hB.data(), host.C = hC.data();
-  double d2 = 0, c2 = 0, x2 = 0;
+  double d2 = 0, c2 = 0, x2 = 0, p2 = 0;  // p2: ||alpha op(A) op(B)||^2 on the points
   for (auto [i, j] : points) {
     const double want = reference_element(host, i, j);
     const size_t e = size_t(i * a.ldc + j);
+    const double product = c.beta != 0.0f ? want - double(c.beta) * hC[e] : want;
     d2 += (D[e] - want) * (D[e] - want);
     c2 += (R[e] - want) * (R[e] - want);
     x2 += want * want;
+    p2 += product * product;
   }
   r.fp64_checked = int64_t(points.size());
-  r.err_vs_fp64 = relative(d2, x2);
-  r.cublas_vs_fp64 = relative(c2, x2);
+  r.err_vs_fp64 = relative(d2, std::max(x2, p2));
+  r.cublas_vs_fp64 = relative(c2, std::max(x2, p2));
+  // Over all m x n elements, the product's norm as estimated from the points.
+  r.err_vs_cublas = relative(cmp.diff2, std::max(cmp.ref2, p2 * double(m * n) / double(points.size())));
 
   std::string why;
   if (r.nonfinite > 0) why = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";

@@ -26,7 +26,10 @@ struct VerifyCase {
 struct VerifyResult {
   Status status;             // what tessel returned
   double tolerance = 0;
-  double err_vs_cublas = 0;  // ||D - D_cublas|| / ||D_cublas|| over all m x n elements
+  // Errors are relative to the larger of ||D|| and ||alpha op(A) op(B)||: rounding
+  // errors scale with the product, and beta * C may cancel most of it in D
+  // (a 1 x 1 result of -0.75 ab + 1.25 c can be far smaller than ab).
+  double err_vs_cublas = 0;  // ||D - D_cublas|| / that, over all m x n elements
   double err_vs_fp64 = 0;    // the same against the fp64 reference on the checked elements
   double cublas_vs_fp64 = 0; // the reference's own error, as a sanity check of the reference
   int64_t fp64_checked = 0;  // elements compared with the fp64 reference
@@ -48,6 +51,8 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c);
 // D against the reference R over the m x n elements of two row-major arrays with leading dimension ld.
 struct Comparison {
   double rel_err = 0;     // ||D - R|| / ||R|| (the absolute norm when R is all zeros)
+  double diff2 = 0;       // ||D - R||^2
+  double ref2 = 0;        // ||R||^2
   int64_t nonfinite = 0;  // NaN/Inf in D where R is finite
 };
 Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int64_t m, int64_t n, int64_t ld);
