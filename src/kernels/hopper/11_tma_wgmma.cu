@@ -82,15 +82,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 template <DType AB>
 cudaError_t launch_tma_wgmma(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
-  if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  const device::TcParams<T> p = device::tc_params<T>(a);
-  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-    using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    CUtensorMap map_a, map_b;
-    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(tma_wgmma_kernel<T, ta, tb>, unsigned(tiles), stream, map_a, map_b, p);
-  });
+  return launch_tiled<Cfg, AB, false>(a, stream, [](auto ta, auto tb) { return tma_wgmma_kernel<T, ta, tb>; });
 }
 
 template cudaError_t launch_tma_wgmma<DType::kF16>(const GemmArgs&, cudaStream_t);

@@ -13,8 +13,6 @@
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
 // C any alignment. f16 and bf16 inputs, FP32 accumulation.
-#include <algorithm>
-
 #include "device/common.cuh"
 #include "kernels/hopper/configs.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
@@ -67,19 +65,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 template <DType AB>
 cudaError_t launch_persistent(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
-  if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  const device::TcParams<T> p = device::tc_params<T>(a);
-  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-    using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    auto kernel = persistent_kernel<T, ta, tb>;
-    int resident = 0;  // blocks the GPU runs at once: one per SM
-    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
-    const unsigned grid = unsigned(std::min<int64_t>(tiles, resident));
-    CUtensorMap map_a, map_b;
-    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, p);
-  });
+  return launch_tiled<Cfg, AB, true>(a, stream, [](auto ta, auto tb) { return persistent_kernel<T, ta, tb>; });
 }
 
 template cudaError_t launch_persistent<DType::kF16>(const GemmArgs&, cudaStream_t);

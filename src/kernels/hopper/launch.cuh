@@ -3,6 +3,7 @@
 // the dynamic shared memory a configuration needs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -137,6 +138,31 @@ cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t s
   config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
   config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+// The launch of steps 11-13 for the call's op pair: builds A's and B's
+// tensor maps and launches kernel_for(ta, tb) (a kernel taking (map_a,
+// map_b, TcParams<T>)) on one block per tile or, when Persistent, on as
+// many blocks as the GPU runs at once (each walks several tiles).
+template <class Cfg, DType AB, bool Persistent, class KernelFor>
+cudaError_t launch_tiled(const GemmArgs& a, cudaStream_t stream, KernelFor kernel_for) {
+  using T = typename device::CudaType<AB>::type;
+  const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
+  if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  const device::TcParams<T> p = device::tc_params<T>(a);
+  return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+    using Ops = Sm90Operands<Cfg, T, ta, tb>;
+    auto kernel = kernel_for(ta, tb);
+    unsigned grid = unsigned(tiles);
+    if constexpr (Persistent) {
+      int resident = 0;
+      if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
+      grid = unsigned(std::min<int64_t>(tiles, resident));
+    }
+    CUtensorMap map_a, map_b;
+    if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, p);
+  });
 }
 
 // The TMA-store epilogue's tensor map over C, in *map, when this call can
