@@ -16,8 +16,12 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
   static std::map<std::tuple<int, cudaStream_t, std::thread::id, WorkspaceUse>, Block> blocks;
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  // cudaStreamPerThread is one handle for a different stream in each host thread.
-  const std::thread::id thread = stream == cudaStreamPerThread ? std::this_thread::get_id() : std::thread::id();
+  // cudaStreamPerThread is one handle for a different stream in each host thread. Operand
+  // copies are written by one launch and read by the next, so two threads issuing to one
+  // stream must not share their buffer (one's copy could land between the other's copy and
+  // GEMM); step 15's buffer is used by one launch at a time, which the stream serialises.
+  const bool per_thread = stream == cudaStreamPerThread || use == WorkspaceUse::kOperands;
+  const std::thread::id thread = per_thread ? std::this_thread::get_id() : std::thread::id();
   std::lock_guard<std::mutex> lock(mutex);
   Block& b = blocks[{device, stream, thread, use}];
   if (b.bytes < bytes) {

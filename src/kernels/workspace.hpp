@@ -13,9 +13,11 @@ namespace tessel::impl {
 // `stream`, zero-filled when first handed out (and whenever it grows).
 // Kernels that use it must leave it as they found it where it matters (the
 // stream-K flags are reset by their readers), since the next call on the
-// stream gets the same buffer. One buffer per (device, stream, use), and per host
-// thread for cudaStreamPerThread (one handle, a different stream in each
-// thread); kept for the life of the process. Growing one frees the old after
+// stream gets the same buffer. One buffer per (device, stream, use), and
+// per host thread for cudaStreamPerThread (a different stream in each
+// thread) and for operand copies (written by one launch and read by the
+// next, so calls from two threads on one stream, which may interleave,
+// must not share one); kept for the life of the process. Growing one frees the old after
 // cudaFree's implicit device synchronisation, so a kernel still using it is
 // done first. Not usable while the stream is being captured into a graph the
 // first time a size is needed (cudaMalloc is not capturable).

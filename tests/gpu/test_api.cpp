@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include "gpu/gpu_test.hpp"
@@ -272,6 +273,51 @@ TEST_F(Api, StreamKOnTwoStreamsAtOnce) {
   EXPECT_TRUE(ref == d2);
   cudaStreamDestroy(s1);
   cudaStreamDestroy(s2);
+}
+
+// Two host threads on one stream, each with its own tf32 NN calls (B is
+// copied transposed into a workspace first): each thread has its own
+// workspace, so neither thread's copy can overwrite the other's before
+// its GEMM reads it. Every result must equal the one computed alone.
+TEST_F(Api, Tf32FromTwoThreadsOnOneStream) {
+  if (!hopper()) GTEST_SKIP() << "step 14's tf32 kernels need compute capability 9.0";
+  const int64_t m = 256, n = 512, k = 384;
+  constexpr int kRounds = 8;
+  const tessel::Precision tf32 = *tessel::parse_precision("tf32");
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  struct Side {
+    DeviceBuffer<float> A, B, alone;
+    std::vector<DeviceBuffer<float>> C;  // one per round
+  } sides[2];
+  auto args = [&](const Side& side, float* C) {
+    return tessel::GemmArgs{Op::N, Op::N, m, n, k, 1.0f, side.A.get(), k, side.B.get(), n, 0.0f, C, n, tf32};
+  };
+  for (int t = 0; t < 2; ++t) {
+    std::vector<float> hA(m * k), hB(k * n);
+    fill_random(hA, 20 + t), fill_random(hB, 30 + t);
+    sides[t].A = DeviceBuffer<float>(hA), sides[t].B = DeviceBuffer<float>(hB), sides[t].alone = DeviceBuffer<float>(m * n);
+    for (int r = 0; r < kRounds; ++r) sides[t].C.emplace_back(m * n);
+    ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_tf32", args(sides[t], sides[t].alone.get()), stream).ok());
+  }
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  bool ok[2] = {true, true};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) {
+        ok[t] = ok[t] && tessel::run_kernel("wgmma_cluster_tf32", args(sides[t], sides[t].C[r].get()), stream).ok();
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  for (int t = 0; t < 2; ++t) {
+    EXPECT_TRUE(ok[t]) << "thread " << t;
+    const std::vector<float> ref = sides[t].alone.download();
+    for (int r = 0; r < kRounds; ++r) EXPECT_TRUE(sides[t].C[r].download() == ref) << "thread " << t << " round " << r;
+  }
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace
