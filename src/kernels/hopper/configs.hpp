@@ -1,11 +1,11 @@
 // Tile parameters of the Hopper (sm_90a) kernels, steps 11-15, in one place.
-// Every k-slice is 64 deep (device::sm90::kSliceK); every warpgroup that
-// multiplies owns a 64 x 256 block of C (wgmma m64n256k16).
+// Every k-slice is 128 bytes deep: 64 values of f16/bf16 (device::sm90::kSliceK),
+// 32 of tf32; every warpgroup that multiplies owns a 64-row block of C.
 #pragma once
 
 namespace tessel::impl {
 
-constexpr int kSliceK = 64;  // k elements per pipeline slice (device::sm90::kSliceK)
+constexpr int kSliceK = 64;  // f16/bf16 k elements per pipeline slice (device::sm90::kSliceK)
 
 // Step 11: one warpgroup loads (thread 0 issues TMA) and multiplies.
 struct TmaWgmmaConfig {
