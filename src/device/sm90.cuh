@@ -135,12 +135,17 @@ __device__ __forceinline__ uint32_t cluster_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
   return r;
 }
-// Every thread of every CTA in the cluster (release/acquire: shared-memory
-// writes and barrier inits before it are visible to the cluster after it).
-// Not .aligned: the threads of a warp may reach it at different times.
-__device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\n barrier.cluster.wait.acquire;" ::: "memory");
+// The cluster barrier, in two halves: every thread of every CTA arrives,
+// then waits for all the others (wait: acquire). The arrival is relaxed:
+// it orders none of the thread's earlier memory accesses (a release
+// compiles to MEMBAR.ALL.GPU + ERRBAR in every thread, which ncu showed
+// stalling every warp at kernel start); barrier inits are published by fence.mbarrier_init instead
+// (bar_init_fence). Not .aligned: the threads of a warp may reach it at
+// different times.
+__device__ __forceinline__ void cluster_arrive_relaxed() {
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait;" ::: "memory"); }
 // Arrives on the barrier at the same shared-memory offset as `bar` in CTA
 // `rank` of the cluster. CTA-scope release (the default): the arrival only
 // says "done reading"; a cluster-scope release would fence every prior

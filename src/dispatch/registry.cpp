@@ -66,7 +66,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, int(16 / size_of(ab)), 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
+  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, Cfg::kShareA};
 }
 
 }  // namespace

@@ -21,9 +21,12 @@
 //    values of a chunk first. (C, ldc or n not in 16-byte units: direct
 //    stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
-//    (cudaOccupancyMaxActiveClusters), each walking pairs of row tiles.
-//    The CTAs meet at a cluster barrier after setting up their barriers
-//    and before exiting (the peer may still arrive on them).
+//    (cudaOccupancyMaxActiveClusters), each walking pairs of tiles. The
+//    CTAs meet at a cluster barrier after setting up their barriers, and a
+//    producer leaves only when both CTAs' consumers have released all its
+//    stages (the peer may still arrive on them until then).
+//  - 128 x 64 tiles pair column tiles that share A instead (configs.hpp:
+//    share the wider operand).
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
 // C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
@@ -52,10 +55,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const Sm90Smem<Ops, S> smem(smem_raw);
   init_ring(smem, Cfg::kConsumers);
 
-  // The cluster walks tiles of kPair row tiles x one column tile; this CTA takes row tile `rank` of each.
+  // The cluster walks cluster tiles (ClusterTiles); this CTA takes tile `rank` of each.
   const int rank = int(sm90::cluster_rank());
-  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
-  const int pairs_m = int(device::ceil_div(tiles_m, kPair)), cluster_tiles = pairs_m * tiles_n;
+  const ClusterTiles<Cfg> tiles(p.m, p.n);
+  const int cluster_tiles = int(tiles.count());
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
@@ -65,11 +68,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       for (int tile = first; tile < cluster_tiles; tile += stride) {
-        int bm, bn;
-        device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
-        // A row tile past m (odd tiles_m) loads zeros and stores nothing, but still shares B.
-        produce_tile(smem, &map_a, &map_b, ring, (bm * kPair + rank) * Cfg::kBM, bn * Cfg::kBN, 0, slices, rank);
+        int m0, n0;
+        tiles.origin(tile, rank, m0, n0);
+        produce_tile(smem, &map_a, &map_b, ring, m0, n0, 0, slices, rank);
       }
+      producer_tail(smem, ring);
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
@@ -77,15 +80,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     float acc[Cfg::kBN / 2];
     int buffer = 0;
     for (int tile = first; tile < cluster_tiles; tile += stride) {
-      int bm, bn;
-      device::grouped_tile<Cfg::kGroup>(tile, pairs_m, tiles_n, bm, bn);
+      int m0, n0;
+      tiles.origin(tile, rank, m0, n0);
       consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
-      const int i0 = (bm * kPair + rank) * Cfg::kBM + row0, j0 = bn * Cfg::kBN;
-      store_result(p, &map_c, tma_store, acc, i0, j0, t, smem, consumer, buffer);
+      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, buffer);
     }
     if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }
-  sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a.
@@ -93,7 +94,7 @@ template <class Cfg, class T, bool TA, bool TB>
 cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
-  const int64_t cluster_tiles = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
+  const int64_t cluster_tiles = ClusterTiles<Cfg>(a.m, a.n).count();
   if (cluster_tiles * kPair > INT32_MAX) return cudaErrorInvalidValue;
   auto kernel = cluster_kernel<Cfg, T, TA, TB>;
   int clusters = 0;

@@ -109,8 +109,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   init_ring(smem, Cfg::kConsumers);
 
   const int rank = int(sm90::cluster_rank());
-  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
-  const int pairs_m = int(device::ceil_div(tiles_m, kPair));
+  const ClusterTiles<Cfg> tiles(p.m, p.n);
   const int cluster = blockIdx.x / kPair, clusters = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, sm90::kSliceK));
   // Calls visit(unit, k0, k1) for this cluster's segments in order: its
@@ -125,12 +124,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       pos = from;
     }
   };
-  // Where unit u's row tile for this CTA and its column tile start.
-  auto origin = [&](int u, int& m0, int& n0) {
-    int bm, bn;
-    device::grouped_tile<Cfg::kGroup>(u, pairs_m, tiles_n, bm, bn);
-    m0 = (bm * kPair + rank) * Cfg::kBM, n0 = bn * Cfg::kBN;
-  };
   const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
   sm90::Ring<S> ring;
   if (warpgroup == 0) {
@@ -139,9 +132,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       walk([&](int u, int k0, int k1) {
         int m0, n0;
-        origin(u, m0, n0);
+        tiles.origin(u, rank, m0, n0);
         produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank);
       });
+      producer_tail(smem, ring);
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
@@ -166,12 +160,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
       }
       int m0, n0;
-      origin(u, m0, n0);
+      tiles.origin(u, rank, m0, n0);
       store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, buffer);
     });
     if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }
-  sm90::cluster_sync();  // the peer's last arrivals on our barriers are done
 }
 
 }  // namespace
@@ -180,7 +173,7 @@ template <class Cfg, DType AB>
 cudaError_t launch_stream_k(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   constexpr int kPair = Cfg::kCluster;
-  const int64_t units = device::ceil_div(device::ceil_div(a.m, Cfg::kBM), kPair) * device::ceil_div(a.n, Cfg::kBN);
+  const int64_t units = ClusterTiles<Cfg>(a.m, a.n).count();
   const int64_t slices = device::ceil_div(a.k, device::sm90::kSliceK);
   if (units * kPair > INT32_MAX || units * slices > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
   const device::TcParams<T> p = device::tc_params<T>(a);

@@ -6,10 +6,12 @@
 // and `empty` when every consumer warpgroup has released it (one arrival
 // each). Both sides walk the same sequence of (tile, slice), so the ring
 // positions stay in step across tiles without any other exchange.
-// In a cluster (Ops::kCluster CTAs sharing B), every CTA's producer copies
-// its part of B into all of them, so a stage is empty only when the
-// consumers of every CTA have released it: they arrive on the empty
-// barrier of each CTA of the cluster.
+// In a cluster (Ops::kCluster CTAs sharing A or B), every CTA's producer
+// copies its part of the shared operand into all of them, so a stage is
+// empty only when the consumers of every CTA have released it: they arrive
+// on the empty barrier of each CTA of the cluster. Before a CTA exits, its
+// producer waits until every stage is empty (producer_tail): then no peer
+// will arrive on its barriers any more.
 #pragma once
 
 #include "device/sm90.cuh"
@@ -28,9 +30,18 @@ __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
-    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, rank, (1u << Ops::kCluster) - 1);
+    constexpr uint16_t kAll = (1u << Ops::kCluster) - 1;  // multicast to every CTA of the cluster
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK, Ops::kShareA ? rank : 0, kAll);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, Ops::kShareA ? 0 : rank, kAll);
   }
+}
+
+// After the last produce_tile: waits until the consumers of every CTA of
+// the cluster have released every stage (the producer's next pass round the
+// ring), so that no peer arrives on this CTA's barriers after it exits.
+template <class Ops, int S>
+__device__ __forceinline__ void producer_tail(const Sm90Smem<Ops, S>& smem, device::sm90::Ring<S>& ring) {
+  for (int s = 0; s < S; ++s, ring.next()) device::sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);
 }
 
 // acc = this warpgroup's rows a_row0..+63 of the tile (N accumulators per
@@ -160,7 +171,9 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
 
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
 // one per consumer warpgroup of the cluster. In a cluster, no CTA goes on
-// before every CTA's barriers are ready (the others arrive on them).
+// before every CTA's barriers are ready (the others arrive on them): the
+// inits are published by fence.mbarrier_init, so a relaxed cluster barrier
+// suffices.
 template <class Ops, int S>
 __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int consumers) {
   if (threadIdx.x == 0) {
@@ -171,7 +184,8 @@ __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int cons
     device::sm90::bar_init_fence();
   }
   if constexpr (Ops::kCluster > 1) {
-    device::sm90::cluster_sync();
+    device::sm90::cluster_arrive_relaxed();
+    device::sm90::cluster_wait();
   } else {
     __syncthreads();
   }
