@@ -33,7 +33,7 @@ if [ "$part" = tests ]; then
 else
   sizes=1024,2048,3072,4096,5120,6144,7168,8192,4096x4096x1024
   for d in ${DTYPES:-f16 bf16 tf32}; do
-    k=mma_$d,wgmma_cluster_$d,wgmma_cluster_${d}_128x192,wgmma_cluster_${d}_128x128,wgmma_cluster_${d}_128x64,auto
+    k=mma_$d,wgmma_cluster_$d,wgmma_cluster_${d}_128x192,wgmma_cluster_${d}_128x128,wgmma_cluster_${d}_64x128,auto
     [ "$d" = tf32 ] || k=wgmma_$d,wgmma_ws_$d,wgmma_persistent_$d,wgmma_streamk_$d,$k
     "$B/tessel" bench --kernel "$k" --dtype "$d" --sizes "$sizes" --repeat 10 \
       --csv "$R/bench_$d.csv" --json "$R/bench_$d.json" > "$R/bench_$d.txt" 2>&1 || status=1

@@ -170,23 +170,21 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 // (m or n) x kSliceK (k) elements of T, K-major or MN-major (16-bit T only). Parts: how many
 // CTAs of a cluster share loading it (each copies its part of the boxes and
 // multicasts them to all): a K-major slice is then cut into Parts boxes of
-// rows; an MN-major one is copied in boxes of 64 columns, or, when it has
-// fewer such boxes than Parts (64 columns), in Parts boxes of k-rows (the
-// 128-byte rows of the swizzled layout lie in the same places either way).
+// rows; an MN-major one is copied in boxes of 64 columns (at least Parts).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
   static_assert((sizeof(T) == 2 || (sizeof(T) == 4 && KMajor)) && Rows % 64 == 0 && Rows <= 256,
                 "16-bit types, or FP32 (tf32) K-major; 64..256 rows");
+  static_assert(KMajor || Rows / 64 >= Parts, "an MN-major slice shared by Parts CTAs has a 64-column box each");
   static constexpr int kSliceK = kSliceBytes / int(sizeof(T));  // k elements per slice
-  static constexpr bool kSplitK = !KMajor && Rows / 64 < Parts;  // MN-major boxes cut along k
-  static constexpr int kBoxes = KMajor || kSplitK ? Parts : Rows / 64;
+  static constexpr int kBoxes = KMajor ? Parts : Rows / 64;
   static constexpr int kBytes = Rows * kSliceBytes;
   static constexpr int kBoxBytes = kBytes / kBoxes;
   static constexpr int kColumnBytes = kSliceK * 128;  // MN-major: one block of 64 columns
   static constexpr bool kTransposed = !KMajor;        // wgmma's transpose bit for this operand
   // The TMA box this layout loads, {inner, outer} in elements.
   static constexpr int kBoxInner = kSliceK;
-  static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSplitK ? kSliceK / kBoxes : kSliceK;
+  static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSliceK;
 
   // Issues the TMA copies of part `part` of the slice at rows row0.., k values
   // k0.. into tile (with Parts > 1: into tile in every CTA of cta_mask; with
@@ -197,8 +195,8 @@ struct Operand {
     for (int b = part * kBoxes / Parts; b < (part + 1) * kBoxes / Parts; ++b) {
       char* dst = static_cast<char*>(tile) + b * kBoxBytes;
       // {inner, outer} coordinates of box b.
-      const int inner = KMajor ? k0 : kSplitK ? row0 : row0 + b * 64;
-      const int outer = KMajor ? row0 + b * kBoxOuter : kSplitK ? k0 + b * kBoxOuter : k0;
+      const int inner = KMajor ? k0 : row0 + b * 64;
+      const int outer = KMajor ? row0 + b * kBoxOuter : k0;
       if constexpr (Parts == 1) {
         tma_load(dst, map, bar, inner, outer);
       } else {

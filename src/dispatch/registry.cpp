@@ -66,7 +66,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, int(16 / size_of(ab)), 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, Cfg::kShareA};
+  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
 }
 
 }  // namespace
@@ -135,10 +135,10 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_cluster_f16_128x128", 14, DType::kF16, "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
       hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128>("wgmma_cluster_bf16_128x128", 14,
                                                                            DType::kBF16, "step 14 bf16, 128x128 tiles"),
-      hopper<launch_cluster<Cluster128x64, DType::kF16>, Cluster128x64>(
-          "wgmma_cluster_f16_128x64", 14, DType::kF16, "step 14, 128x64 tiles, 8 stages (small sizes: more tiles)"),
-      hopper<launch_cluster<Cluster128x64, DType::kBF16>, Cluster128x64>("wgmma_cluster_bf16_128x64", 14,
-                                                                         DType::kBF16, "step 14 bf16, 128x64 tiles"),
+      hopper<launch_cluster<Cluster64x128, DType::kF16>, Cluster64x128>(
+          "wgmma_cluster_f16_64x128", 14, DType::kF16, "step 14, 64x128 tiles, one consumer warpgroup, 8 stages"),
+      hopper<launch_cluster<Cluster64x128, DType::kBF16>, Cluster64x128>("wgmma_cluster_bf16_64x128", 14,
+                                                                         DType::kBF16, "step 14 bf16, 64x128 tiles"),
       hopper<launch_cluster<Cluster128x256, DType::kF32>, Cluster128x256>(
           "wgmma_cluster_tf32", 14, DType::kF32,
           "step 14 for f32 inputs as tf32 (wgmma k8; operands not k-contiguous are copied transposed first)"),
@@ -146,8 +146,8 @@ const std::vector<KernelEntry>& registry() {
                                                                           DType::kF32, "step 14 tf32, 128x192 tiles"),
       hopper<launch_cluster<Cluster128x128, DType::kF32>, Cluster128x128>("wgmma_cluster_tf32_128x128", 14,
                                                                           DType::kF32, "step 14 tf32, 128x128 tiles"),
-      hopper<launch_cluster<Cluster128x64, DType::kF32>, Cluster128x64>("wgmma_cluster_tf32_128x64", 14,
-                                                                        DType::kF32, "step 14 tf32, 128x64 tiles"),
+      hopper<launch_cluster<Cluster64x128, DType::kF32>, Cluster64x128>("wgmma_cluster_tf32_64x128", 14,
+                                                                        DType::kF32, "step 14 tf32, 64x128 tiles"),
       hopper<launch_stream_k<Cluster128x256, DType::kF16>, Cluster128x256>(
           "wgmma_streamk_f16", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
       hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_streamk_bf16", 15, DType::kBF16,

@@ -58,7 +58,7 @@ TEST(Heuristic, PersistentKernelsFillTheLastWave) {
   EXPECT_EQ(pick_persistent(4096, 4096, 4096), "wgmma_streamk_bf16");
   EXPECT_EQ(pick_persistent(8192, 8192, 8192), "wgmma_streamk_bf16");
   EXPECT_EQ(pick_persistent(2048, 2048, 2048), "wgmma_streamk_bf16");          // 64 units, one wave
-  EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_128x64");   // 64 units of 128x64: one wave
+  EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_64x128");   // 64 units of 64x128: one wave
   EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_streamk_bf16");          // 6.06 waves: share the last two
 }
 

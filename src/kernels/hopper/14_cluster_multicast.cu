@@ -25,8 +25,8 @@
 //    CTAs meet at a cluster barrier after setting up their barriers, and a
 //    producer leaves only when both CTAs' consumers have released all its
 //    stages (the peer may still arrive on them until then).
-//  - 128 x 64 tiles pair column tiles that share A instead (configs.hpp:
-//    share the wider operand).
+//  - Tile shapes besides 128 x 256 (configs.hpp), down to 64 x 128 with
+//    a single consumer warpgroup for small sizes.
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
 // C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
@@ -134,11 +134,11 @@ template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&
 template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x64, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x192, DType::kF32>(const GemmArgs&, cudaStream_t);
 template cudaError_t launch_cluster<Cluster128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x64, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kF32>(const GemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

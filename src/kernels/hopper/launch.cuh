@@ -20,10 +20,9 @@ namespace tessel::impl {
 // read as tf32: op pair N, T only.)
 template <class Cfg, class T, bool TA, bool TB>
 struct Sm90Operands {
-  static constexpr int kCluster = Cfg::kCluster;  // CTAs that share the loads of A (kShareA) or B
-  static constexpr bool kShareA = Cfg::kShareA;
-  using A = device::sm90::Operand<T, Cfg::kBM, !TA, kShareA ? kCluster : 1>;
-  using B = device::sm90::Operand<T, Cfg::kBN, TB, kShareA ? 1 : kCluster>;
+  static constexpr int kCluster = Cfg::kCluster;  // CTAs that share the loads of B
+  using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
+  using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
   // Output staging for a TMA-store epilogue: two 64-row x 128-byte buffers per consumer warpgroup.
@@ -55,22 +54,20 @@ struct Sm90Smem {
 };
 
 // The tiles of a clustered kernel (steps 14, 15), walked by cluster tile:
-// Cfg::kCluster neighbouring tiles, row tiles of one column (they share B)
-// or, with Cfg::kShareA, column tiles of one row (they share A). Past m or n,
+// Cfg::kCluster neighbouring row tiles of one column (they share B). Past m,
 // a cluster's last tile loads zeros and stores nothing, but still shares.
 template <class Cfg>
 struct ClusterTiles {
   int64_t along_m, along_n;  // cluster tiles
   __host__ __device__ ClusterTiles(int64_t m, int64_t n)
-      : along_m(device::ceil_div(device::ceil_div(m, Cfg::kBM), Cfg::kShareA ? 1 : Cfg::kCluster)),
-        along_n(device::ceil_div(device::ceil_div(n, Cfg::kBN), Cfg::kShareA ? Cfg::kCluster : 1)) {}
+      : along_m(device::ceil_div(device::ceil_div(m, Cfg::kBM), Cfg::kCluster)), along_n(device::ceil_div(n, Cfg::kBN)) {}
   __host__ __device__ int64_t count() const { return along_m * along_n; }
   // Where CTA `rank`'s tile of cluster tile `u` (grouped order) starts.
   __device__ void origin(int u, int rank, int& m0, int& n0) const {
     int bm, bn;
     device::grouped_tile<Cfg::kGroup>(u, int(along_m), int(along_n), bm, bn);
-    m0 = (Cfg::kShareA ? bm : bm * Cfg::kCluster + rank) * Cfg::kBM;
-    n0 = (Cfg::kShareA ? bn * Cfg::kCluster + rank : bn) * Cfg::kBN;
+    m0 = (bm * Cfg::kCluster + rank) * Cfg::kBM;
+    n0 = bn * Cfg::kBN;
   }
 };
 

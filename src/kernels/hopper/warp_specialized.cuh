@@ -31,8 +31,8 @@ __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
     constexpr uint16_t kAll = (1u << Ops::kCluster) - 1;  // multicast to every CTA of the cluster
-    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK, Ops::kShareA ? rank : 0, kAll);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, Ops::kShareA ? 0 : rank, kAll);
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, rank, kAll);
   }
 }
 
