@@ -78,12 +78,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     const int consumer = warpgroup - 1, row0 = consumer * 64;
     float acc[Cfg::kBN / 2];
-    int buffer = 0;
+    StoreState store;
     for (int tile = first; tile < cluster_tiles; tile += stride) {
       int m0, n0;
       tiles.origin(tile, rank, m0, n0);
       consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
-      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, buffer);
+      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
     }
     if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }

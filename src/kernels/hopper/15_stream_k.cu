@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // Slot of consumer warpgroup `consumer` of CTA `rank` of cluster c.
     auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
     float acc[N];
-    int buffer = 0;
+    StoreState store;
     walk([&](int u, int k0, int k1) {
       consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
       if (k1 < slices) {  // the unit's last slices belong to a later cluster: hand these sums to it
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       }
       int m0, n0;
       tiles.origin(u, rank, m0, n0);
-      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, buffer);
+      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
     });
     if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
   }

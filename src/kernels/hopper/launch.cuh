@@ -28,12 +28,13 @@ struct Sm90Operands {
   // Output staging for a TMA-store epilogue: two 64-row x 128-byte buffers per consumer warpgroup.
   static constexpr int kStoreBufferBytes = 64 * 128;
   static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
-  // Stages of A and B; a full and an empty barrier per stage (in a 1 KiB
-  // block, so that the store buffers after them stay swizzle-aligned); the
+  // Stages of A and B; a full and an empty barrier per stage and two
+  // C-loaded barriers per consumer warpgroup (in a 1 KiB block, so that the
+  // store buffers after them stay swizzle-aligned); the
   // store buffers; slack to align the start to a swizzle atom.
   static constexpr int kSmemBytes = Cfg::kStages * kStageBytes + device::sm90::kSwizzleAtom +
                                     kStoreBuffers * kStoreBufferBytes + device::sm90::kSwizzleAtom;
-  static_assert(Cfg::kStages * 16 <= device::sm90::kSwizzleAtom, "barriers fit their block");
+  static_assert((2 * Cfg::kStages + 2 * Cfg::kConsumers) * 8 <= device::sm90::kSwizzleAtom, "barriers fit their block");
 };
 
 // The shared-memory carve-up of Sm90Operands: stage s of A and B, the barriers, the store buffers.
@@ -47,6 +48,8 @@ struct Sm90Smem {
   __device__ char* b(int s) const { return base + Stages * Ops::A::kBytes + s * Ops::B::kBytes; }
   __device__ uint64_t* full() const { return reinterpret_cast<uint64_t*>(base + Stages * Ops::kStageBytes); }
   __device__ uint64_t* empty() const { return full() + Stages; }
+  // The barriers that count the bytes of C loaded into consumer warpgroup `consumer`'s two store buffers.
+  __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * consumer; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {
     return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * Ops::kStoreBufferBytes;

@@ -88,25 +88,35 @@ __device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const f
   }
 }
 
+// Where a consumer warpgroup's TMA-store epilogue stands, carried across
+// tiles: the buffer to use next, and the phase of each buffer's C-loaded
+// barrier (bit b: the parity to wait for on buffer b).
+struct StoreState {
+  int next = 0;
+  int phases = 0;
+};
+
 // The TMA-store epilogue of one consumer warpgroup: its 64 x 2N block of C
 // at (row0, col0) (N accumulators per thread) leaves in chunks of 64 rows x
-// 128 bytes. Each chunk, alpha * acc (+ beta * C: the thread's C values of
-// the chunk are all loaded first, so their latencies overlap), rounded to
-// CT, is written into one of the warpgroup's two shared-memory buffers, in
-// the layout of a 128-byte-swizzled TMA box (16-byte piece q of row r at
-// piece q ^ (r % 8): conflict-free stores), then one thread issues the TMA
-// store and the warpgroup goes on without waiting for it: with two
-// buffers, the store of one chunk overlaps the writing of the next, and
-// the last stores of a tile overlap the next tile's wgmmas. A buffer is
-// rewritten only after the store issued from it two chunks before has read
-// it (bulk_wait_read<1>). Rows and columns outside C are clipped by TMA
-// (and not read). Needs C, ldc and n in 16-byte units. `next` (0 or 1): the
-// buffer to use first, carried across tiles; barrier: this warpgroup's
-// named barrier.
+// 128 bytes. Each chunk, alpha * acc (+ beta * C), rounded to CT, is
+// written into one of the warpgroup's two shared-memory buffers, in the
+// layout of a 128-byte-swizzled TMA box (16-byte piece q of row r at piece
+// q ^ (r % 8): conflict-free stores), then one thread issues the TMA store
+// and the warpgroup goes on without waiting for it: with two buffers, the
+// store of one chunk overlaps the writing of the next, and the last stores
+// of a tile overlap the next tile's wgmmas. A buffer is rewritten only
+// after the store issued from it two chunks before has read it
+// (bulk_wait_read<1>). With beta != 0, C comes in through the same buffers:
+// a TMA load of the chunk's C box (same map, same swizzle, so each thread
+// finds its C values where it writes its results), counted on the buffer's
+// C-loaded barrier; the first two chunks' loads are issued together, each
+// later one as soon as the store two chunks before has read its buffer.
+// Rows and columns outside C are clipped by TMA (loads fill zeros). Needs
+// C, ldc and n in 16-byte units. barrier: this warpgroup's named barrier.
 template <class CT, class T, int N>
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const device::TcParams<T>& p,
                                                const float (&acc)[N], int row0, int col0, int t, char* buffers,
-                                               int& next, int barrier) {
+                                               uint64_t* c_loaded, StoreState& state, int barrier) {
   namespace sm90 = device::sm90;
   using Pair = typename device::Pair<CT>::type;
   constexpr int kBufferBytes = 64 * 128;
@@ -117,55 +127,70 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
   // Pair j (d[2j], d[2j + 1]) of this thread: its row in the 64-row block and column in the tile.
   auto row_of = [&](int j) { return 16 * warp + lane / 4 + 8 * (j % 2); };
   auto col_of = [&](int j) { return 8 * (j / 2) + 2 * (lane % 4); };
+  const bool read_c = p.beta != 0.0f;
+  auto load_c = [&](int c, int b) {  // thread 0: chunk c of C into buffer b
+    sm90::bar_expect_bytes(&c_loaded[b], kBufferBytes);
+    sm90::tma_load(buffers + b * kBufferBytes, map_c, &c_loaded[b], col0 + c * kChunkCols, row0);
+  };
+  if (read_c && t == 0) {
+    sm90::bulk_wait_read<0>();  // both buffers free
+    for (int c = 0; c < 2 && c < kChunks; ++c) load_c(c, state.next ^ c);
+  }
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
-    Pair old[kPairs];
-    if (p.beta != 0.0f) {
-#pragma unroll
-      for (int q = 0; q < kPairs; ++q) {
-        const int j = c * kPairs + q;
-        const int64_t i = int64_t(row0) + row_of(j), k = int64_t(col0) + col_of(j);
-        old[q] = i < p.m && k < p.n ? __ldcg(reinterpret_cast<const Pair*>(static_cast<const CT*>(p.C) + i * p.ldc + k))
-                                    : Pair{};
-      }
+    const int b = state.next;
+    char* buffer = buffers + b * kBufferBytes;
+    if (read_c) {
+      sm90::bar_wait(&c_loaded[b], (state.phases >> b) & 1);  // C is in
+      state.phases ^= 1 << b;
+    } else {
+      if (t == 0) sm90::bulk_wait_read<1>();
+      sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
     }
-    char* buffer = buffers + next * kBufferBytes;
-    if (t == 0) sm90::bulk_wait_read<1>();
-    sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
 #pragma unroll
     for (int q = 0; q < kPairs; ++q) {
       const int j = c * kPairs + q, row = row_of(j);
       const int byte = (col_of(j) - c * kChunkCols) * int(sizeof(CT));
+      Pair* at = reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16);
       float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
-      if (p.beta != 0.0f) v0 += p.beta * device::to_float(old[q].x), v1 += p.beta * device::to_float(old[q].y);
+      if (read_c) {
+        const Pair old = *at;
+        v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
+      }
       Pair v;
       v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
-      *reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16) = v;
+      *at = v;
     }
     sm90::fence_to_async_proxy();
     sm90::named_barrier(barrier, sm90::kWarpgroup);  // the chunk is written
     if (t == 0) {
       sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, row0);
       sm90::bulk_commit();
+      if (read_c && c + 2 < kChunks) {
+        sm90::bulk_wait_read<0>();  // the store has read the buffer
+        load_c(c + 2, b);
+      }
     }
-    next ^= 1;
+    state.next ^= 1;
   }
 }
 
 // The epilogue of steps 14 and 15 for consumer warpgroup `consumer` (thread
 // t of 128): its 64 x 2N block of C at (i0, j0) through shared memory and TMA
-// stores when tma_store (`buffer` carried across tiles), else stored from
+// stores when tma_store (`state` carried across tiles), else stored from
 // registers.
 template <class T, class Ops, int S, int N>
 __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
                                              const float (&acc)[N], int i0, int j0, int t,
-                                             const Sm90Smem<Ops, S>& smem, int consumer, int& buffer) {
+                                             const Sm90Smem<Ops, S>& smem, int consumer, StoreState& state) {
   if (!tma_store) {
     store_tile(p, acc, i0, j0, t);
   } else if (p.c_f32) {
-    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state,
+                          1 + consumer);
   } else {
-    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), buffer, 1 + consumer);
+    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state,
+                      1 + consumer);
   }
 }
 
@@ -181,6 +206,7 @@ __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int cons
       device::sm90::bar_init(&smem.full()[s], 1);
       device::sm90::bar_init(&smem.empty()[s], consumers * Ops::kCluster);
     }
+    for (int b = 0; b < 2 * consumers; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
     device::sm90::bar_init_fence();
   }
   if constexpr (Ops::kCluster > 1) {
