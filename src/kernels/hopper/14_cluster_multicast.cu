@@ -17,9 +17,9 @@
 //  - Results leave through shared memory and TMA stores (store_tile_tma):
 //    a warpgroup writes 64 x 128-byte chunks into two swizzled buffers and
 //    goes on while the copy engine stores them, so the stores of one tile
-//    overlap the wgmmas of the next; with beta != 0 it loads all its C
-//    values of a chunk first. (C, ldc or n not in 16-byte units: direct
-//    stores from registers, as before.)
+//    overlap the wgmmas of the next; with beta != 0 the chunks of C come
+//    into the same buffers by TMA loads first. (C, ldc or n not in 16-byte
+//    units: direct stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of tiles. The
 //    CTAs meet at a cluster barrier after setting up their barriers, and a
