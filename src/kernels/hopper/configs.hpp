@@ -40,7 +40,8 @@ struct WarpSpecializedConfig {
 // does; it beat the 128 x 64 tile it replaced (two consumer warpgroups,
 // clusters sharing A: the same 8 + 8 KiB) at every size and type measured
 // (bf16 1024^3: 94.8% vs 80.9% of cuBLAS, same run; docs/ladder.md). With
-// beta = 0 the results leave through shared memory and TMA stores.
+// C, ldc and n in 16-byte units the results leave through shared memory
+// and TMA stores (and C, for beta != 0, comes in by TMA loads).
 // kSpeed: throughput per tile area relative to 128 x 256, for the
 // dispatcher's estimate (from the H100 measurements in docs/ladder.md).
 template <int BM, int BN, int Stages, int SpeedPercent>
