@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Hopper steps (11-15) on a GPU machine, in two parts that each fit a
+# The Hopper steps (11-15, and step 10's TMA-fed variant) on a GPU machine, in two parts that each fit a
 # 10-minute device call:
-#   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] tests   SASS check (HGMMA count, no local memory),
+#   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] tests   SASS check (HGMMA / HMMA count, no local memory),
 #                                                       every GPU test (ctest; TESTS=REGEX: those matching),
 #                                                       CLI verify of every kernel (VERIFY=KERNELS:DTYPES: those)
 #   scripts/gpu-hopper.sh OUT_DIR [DEPS_PREFIX] bench   f16, bf16 and tf32 (DTYPES="bf16 tf32": those) benchmark
@@ -21,7 +21,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,po
 "$B/tessel" info > "$R/info.txt"
 if [ "$part" = tests ]; then
   for o in "$B"/CMakeFiles/tessel_sm90.dir/src/kernels/hopper/*.o; do
-    echo "$(basename "$o"): $(cuobjdump -sass "$o" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$o" | grep -cE 'LDL|STL') LDL/STL"
+    sass=$(cuobjdump -sass "$o")
+    echo "$(basename "$o"): $(grep -c HGMMA <<< "$sass") HGMMA, $(grep -c HMMA <<< "$sass") HMMA, $(grep -cE 'LDL|STL' <<< "$sass") LDL/STL"
   done > "$R/sass.txt"
   (cd "$B" && ctest -j8 --output-on-failure ${TESTS:+-R "$TESTS"}) > "$R/tests.log" 2>&1 || status=1
   verify=${VERIFY:-all,auto:f16,f16:f32,bf16,bf16:f32,tf32}
@@ -34,7 +35,7 @@ else
   sizes=1024,2048,3072,4096,5120,6144,7168,8192,4096x4096x1024
   for d in ${DTYPES:-f16 bf16 tf32}; do
     k=mma_$d,wgmma_cluster_$d,wgmma_cluster_${d}_128x192,wgmma_cluster_${d}_128x128,wgmma_cluster_${d}_64x128,auto
-    [ "$d" = tf32 ] || k=wgmma_$d,wgmma_ws_$d,wgmma_persistent_$d,wgmma_streamk_$d,$k
+    [ "$d" = tf32 ] || k=mma_tma_$d,wgmma_$d,wgmma_ws_$d,wgmma_persistent_$d,wgmma_streamk_$d,$k
     "$B/tessel" bench --kernel "$k" --dtype "$d" --sizes "$sizes" --repeat 10 \
       --csv "$R/bench_$d.csv" --json "$R/bench_$d.json" > "$R/bench_$d.txt" 2>&1 || status=1
     python3 scripts/plot_bench.py "$R/bench_$d.csv" "$R/$d.png" \

@@ -125,6 +125,24 @@ struct SwizzledTile {
   }
 };
 
+// A Rows x Cols tile of T cut into column blocks of 64 elements (128 bytes
+// of a 16-bit type), each a Rows x 64 SwizzledTile, one after the other:
+// the layout TMA writes with 128-byte swizzle when a row is wider than its
+// 128-byte box (the MN-major operands of the Hopper kernels,
+// device::sm90::Operand). Row r of a block is 64 elements after row r - 1.
+template <class T, int Rows, int Cols>
+struct SwizzledBlocks {
+  using Block = SwizzledTile<T, Rows, 64>;
+  static constexpr int kRows = Rows, kCols = Cols;
+  static constexpr int kChunkElems = Block::kChunkElems;
+  static constexpr int kChunks = Block::kChunks;  // per row of a block
+  static constexpr int kElems = Rows * Cols;
+  static constexpr int kRowStride = 64;
+  static constexpr int kPeriod = 8;
+  static_assert(sizeof(T) == 2 && Cols % 64 == 0, "16-bit types, whole 64-column blocks");
+  __device__ __forceinline__ static int offset(int r, int c) { return c / 64 * Block::kElems + Block::offset(r, c % 64); }
+};
+
 // A Rows x Cols tile of T stored plainly, each row padded by 16 bytes so
 // that the same column of consecutive rows falls in different banks: the
 // layout WMMA's load_matrix_sync needs (a plain leading dimension).
@@ -228,9 +246,10 @@ __device__ __forceinline__ int k_half(int q) { return ForB ? q & 1 : q >> 1; }
 // once before the main loop. The swizzle's XOR depends on the row within
 // 8, which is the lane's, so one of the two indices enters as a constant:
 //  - KContig ([mn][k]): the XOR'd chunk depends on the k-step only, and
-//    fragment f is 16 rows further: off[step] + f * 16 * Cols;
+//    fragment f is 16 rows further: off[step] + f * 16 * kRowStride;
 //  - [k][mn]: the XOR'd chunk depends on the fragment only, and k-step s
-//    is s * kMmaK rows further: off[f] + s * kMmaK * Cols.
+//    is s * kMmaK rows further: off[f] + s * kMmaK * kRowStride (a 16-wide
+//    fragment never straddles two blocks of a SwizzledBlocks tile).
 template <class Tile, bool KContig, bool ForB, int Frags, int Steps, int kMmaK>
 struct FragmentOffsets {
   static constexpr int kN = KContig ? Steps : Frags;
@@ -245,7 +264,7 @@ struct FragmentOffsets {
     }
   }
   __device__ __forceinline__ int at(int f, int step) const {
-    return KContig ? off[step] + f * 16 * Tile::kCols : off[f] + step * kMmaK * Tile::kCols;
+    return KContig ? off[step] + f * 16 * Tile::kRowStride : off[f] + step * kMmaK * Tile::kRowStride;
   }
 };
 
@@ -280,6 +299,18 @@ __device__ __forceinline__ void load_fragment_kmajor32(uint32_t (&r)[4], const f
     r[b] = __float_as_uint(tile[Tile::offset(k0 + t + k_half<ForB>(b) * kHalf, mn0 + g + mn_half<ForB>(b) * 8)]);
   }
   round_fragment<float>(r);
+}
+
+// acc += A * B for one mma k-step of a warp's (16 FM) x (16 FN) tile: FM
+// A fragments (load_fragment_at order) times FN B fragments, each two n8
+// fragments (register pairs).
+template <class T, int FM, int FN>
+__device__ __forceinline__ void mma_warp_step(float (&acc)[FM][2 * FN][4], const uint32_t (&fa)[FM][4],
+                                              const uint32_t (&fb)[FN][4]) {
+#pragma unroll
+  for (int i = 0; i < FM; ++i)
+#pragma unroll
+    for (int j = 0; j < 2 * FN; ++j) Mma<T>::run(acc[i][j], fa[i], fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]);
 }
 
 // What the tensor-core kernels take: the validated call with typed A and B.
@@ -331,6 +362,33 @@ __device__ __forceinline__ void store_pair(const P& p, int64_t i, int64_t j, flo
   }
   if (j < p.n) c[0] = from_float<CT>(p.beta != 0.0f ? v0 + p.beta * to_float(c[0]) : v0);
   if (j + 1 < p.n) c[1] = from_float<CT>(p.beta != 0.0f ? v1 + p.beta * to_float(c[1]) : v1);
+}
+
+// C for a warp's (16 FM) x (16 FN) block of mma.sync accumulators at
+// (row0, col0): lane holds rows g and g + 8 (g = lane / 4), columns 2t and
+// 2t + 1 (t = lane % 4) of each 16 x 8 tile. Rows past m and columns past
+// n are skipped; C is FP32 or T as p says.
+template <class T, int FM, int FN>
+__device__ __forceinline__ void store_warp_tile(const TcParams<T>& p, const float (&acc)[FM][2 * FN][4], int64_t row0,
+                                                int64_t col0, int lane) {
+  const int g = lane / 4, t = lane % 4;
+  auto store = [&](auto c_type) {
+    using CT = decltype(c_type);
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+      for (int j = 0; j < 2 * FN; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = row0 + i * 16 + g + 8 * h, col = col0 + j * 8 + 2 * t;
+          if (row < p.m) store_pair<CT>(p, row, col, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+        }
+  };
+  if (p.c_f32) {
+    store(float{});
+  } else {
+    store(T{});
+  }
 }
 
 }  // namespace tessel::device

@@ -60,13 +60,14 @@ KernelEntry mma(const char* name, const char* summary) {
 }
 
 // One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
+// persistent: the grid walks the tiles (steps 13-15 always).
 template <impl::LaunchFn Launch, class Cfg>
-KernelEntry hopper(const char* name, int step, DType ab, const char* summary) {
+KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bool persistent = false) {
   constexpr int kSm90 = 90;
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, int(16 / size_of(ab)), 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1, step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
+  return {info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
 }
 
 }  // namespace
@@ -111,6 +112,11 @@ const std::vector<KernelEntry>& registry() {
       mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles"),
       mma<MmaTf32_128x128, DType::kF32>("mma_tf32", "step 10 for f32 inputs as tf32 (m16n8k8), 128x128x16"),
       mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles"),
+      hopper<launch_mma_tma<DType::kF16>, MmaTmaConfig>(
+          "mma_tma_f16", 10, DType::kF16,
+          "Hopper: step 10's mma.sync warps fed by a TMA producer, mbarrier ring, persistent, 128x256", true),
+      hopper<launch_mma_tma<DType::kBF16>, MmaTmaConfig>("mma_tma_bf16", 10, DType::kBF16,
+                                                         "mma_tma_f16 for bf16 inputs", true),
       hopper<launch_tma_wgmma<DType::kF16>, TmaWgmmaConfig>(
           "wgmma_f16", 11, DType::kF16, "Hopper: TMA tile copies + wgmma m64n256k16 from swizzled smem, 64x256, 4 stages"),
       hopper<launch_tma_wgmma<DType::kBF16>, TmaWgmmaConfig>("wgmma_bf16", 11, DType::kBF16, "step 11 for bf16 inputs"),

@@ -44,6 +44,12 @@ cudaError_t launch_wmma(const GemmArgs& args, cudaStream_t stream);
 template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& args, cudaStream_t stream);
 
+// Step 10 fed the Hopper way (kernels/hopper/10_mma_tma.cu, sm_90a only):
+// the same mma.sync warps with a TMA producer, mbarrier ring and persistent
+// grid, for f16 and bf16 inputs.
+template <DType AB>
+cudaError_t launch_mma_tma(const GemmArgs& args, cudaStream_t stream);
+
 // Hopper steps 11-15 (kernels/hopper/, compiled for sm_90a only): TMA +
 // wgmma for f16 and bf16 inputs; 11 one warpgroup, 12 producer and consumer
 // warpgroups, 13 the same on a persistent grid, 14 in clusters of two that

@@ -51,14 +51,15 @@ TEST(Registry, HoldsTheLadderInOrder) {
       }
     }
   }
-  // Hopper steps 11-15: sm_90a code, compute capability 9.0 only; every earlier step runs on 8.0 and newer.
+  // Hopper steps 11-15 and step 10's TMA-fed variant (mma_tma_*): sm_90a
+  // code, compute capability 9.0 only; everything else runs on 8.0 and newer.
   for (const auto& k : ks) {
-    const int cc = k.ladder_step >= 11 ? 90 : 80;
-    EXPECT_EQ(k.min_compute_capability, cc) << k.name;
-    EXPECT_EQ(k.max_compute_capability, k.ladder_step >= 11 ? 90 : 0) << k.name;
+    const bool sm90 = k.ladder_step >= 11 || k.name.rfind("mma_tma_", 0) == 0;
+    EXPECT_EQ(k.min_compute_capability, sm90 ? 90 : 80) << k.name;
+    EXPECT_EQ(k.max_compute_capability, sm90 ? 90 : 0) << k.name;
     EXPECT_TRUE(k.runs_on(90)) << k.name;
-    EXPECT_EQ(k.runs_on(80), k.ladder_step < 11) << k.name;
-    EXPECT_EQ(k.runs_on(100), k.ladder_step < 11) << k.name;
+    EXPECT_EQ(k.runs_on(80), !sm90) << k.name;
+    EXPECT_EQ(k.runs_on(100), !sm90) << k.name;
   }
   EXPECT_EQ(ks.back().ladder_step, 15);
 }

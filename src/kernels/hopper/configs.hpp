@@ -1,4 +1,5 @@
-// Tile parameters of the Hopper (sm_90a) kernels, steps 11-15, in one place.
+// Tile parameters of the Hopper (sm_90a) kernels, steps 11-15 and step 10's
+// TMA-fed variant, in one place.
 // Every k-slice is 128 bytes deep: 64 values of f16/bf16 (device::sm90::kSliceK),
 // 32 of tf32; every warpgroup that multiplies owns a 64-row block of C.
 #pragma once
@@ -28,6 +29,17 @@ struct WarpSpecializedConfig {
   static constexpr int kCluster = 1;
   static constexpr bool kTmaStore = false;
   static constexpr double kSpeed = 1.0;  // see ClusterConfig
+};
+
+// Step 10 fed like step 13 (mma_tma): the producer thread, ring and
+// persistent grid of step 13 feeding eight consumer warps (two warpgroups:
+// setmaxnreg acts per warpgroup) that multiply 64 x 64 blocks of the
+// 128 x 256 tile with mma.sync, as step 10's warps do.
+struct MmaTmaConfig : WarpSpecializedConfig {
+  static constexpr int kWM = 64, kWN = 64;  // one warp's block of the tile
+  static constexpr int kWarpsN = kBN / kWN;
+  static constexpr int kConsumerWarps = kConsumers * 4;
+  static_assert(kConsumerWarps * kWM * kWN == kBM * kBN, "the consumer warps cover the tile");
 };
 
 // Steps 14 and 15: step 13 in clusters of two CTAs on vertically

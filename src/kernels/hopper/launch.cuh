@@ -15,6 +15,10 @@
 
 namespace tessel::impl {
 
+// One buffer of a TMA-store epilogue: a chunk of C of 64 rows x 128 bytes
+// (make_store_map's box).
+constexpr int kStoreBufferBytes = 64 * 128;
+
 // A is K-major for op N (m x k, k contiguous), MN-major for op T; B is
 // MN-major for op N (k x n, n contiguous), K-major for op T. (T = float,
 // read as tf32: op pair N, T only.)
@@ -25,8 +29,7 @@ struct Sm90Operands {
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
-  // Output staging for a TMA-store epilogue: two 64-row x 128-byte buffers per consumer warpgroup.
-  static constexpr int kStoreBufferBytes = 64 * 128;
+  // Output staging for a TMA-store epilogue: two buffers per consumer warpgroup.
   static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
   // Stages of A and B; a full and an empty barrier per stage and two
   // C-loaded barriers per consumer warpgroup (in a 1 KiB block, so that the
@@ -52,7 +55,7 @@ struct Sm90Smem {
   __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * consumer; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {
-    return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * Ops::kStoreBufferBytes;
+    return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * kStoreBufferBytes;
   }
 };
 

@@ -119,7 +119,6 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
                                                uint64_t* c_loaded, StoreState& state, int barrier) {
   namespace sm90 = device::sm90;
   using Pair = typename device::Pair<CT>::type;
-  constexpr int kBufferBytes = 64 * 128;
   constexpr int kChunkCols = 128 / int(sizeof(CT));  // columns per chunk
   constexpr int kPairs = kChunkCols / 4;             // accumulator pairs per thread per chunk
   constexpr int kChunks = N / 2 / kPairs;
@@ -129,8 +128,8 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
   auto col_of = [&](int j) { return 8 * (j / 2) + 2 * (lane % 4); };
   const bool read_c = p.beta != 0.0f;
   auto load_c = [&](int c, int b) {  // thread 0: chunk c of C into buffer b
-    sm90::bar_expect_bytes(&c_loaded[b], kBufferBytes);
-    sm90::tma_load(buffers + b * kBufferBytes, map_c, &c_loaded[b], col0 + c * kChunkCols, row0);
+    sm90::bar_expect_bytes(&c_loaded[b], kStoreBufferBytes);
+    sm90::tma_load(buffers + b * kStoreBufferBytes, map_c, &c_loaded[b], col0 + c * kChunkCols, row0);
   };
   if (read_c && t == 0) {
     sm90::bulk_wait_read<0>();  // both buffers free
@@ -139,7 +138,7 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
     const int b = state.next;
-    char* buffer = buffers + b * kBufferBytes;
+    char* buffer = buffers + b * kStoreBufferBytes;
     if (read_c) {
       sm90::bar_wait(&c_loaded[b], (state.phases >> b) & 1);  // C is in
       state.phases ^= 1 << b;
@@ -195,18 +194,20 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
 }
 
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
-// one per consumer warpgroup of the cluster. In a cluster, no CTA goes on
-// before every CTA's barriers are ready (the others arrive on them): the
-// inits are published by fence.mbarrier_init, so a relaxed cluster barrier
-// suffices.
+// `releasers` per CTA of the cluster (the consumer warpgroups, or the
+// consumer warps where each warp releases stages on its own), and each
+// store buffer's C-loaded barrier one (the TMA load's expect-tx). In a
+// cluster, no CTA goes on before every CTA's barriers are ready (the others
+// arrive on them): the inits are published by fence.mbarrier_init, so a
+// relaxed cluster barrier suffices.
 template <class Ops, int S>
-__device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int consumers) {
+__device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int releasers) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < S; ++s) {
       device::sm90::bar_init(&smem.full()[s], 1);
-      device::sm90::bar_init(&smem.empty()[s], consumers * Ops::kCluster);
+      device::sm90::bar_init(&smem.empty()[s], releasers * Ops::kCluster);
     }
-    for (int b = 0; b < 2 * consumers; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
+    for (int b = 0; b < Ops::kStoreBuffers; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
     device::sm90::bar_init_fence();
   }
   if constexpr (Ops::kCluster > 1) {

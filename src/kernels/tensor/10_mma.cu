@@ -38,10 +38,9 @@ namespace {
 
 template <class Cfg, class T, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(device::TcParams<T> p) {
-  using device::Mma;
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, WM = Cfg::kWM, WN = Cfg::kWN, S = Cfg::kStages;
   constexpr int BK = Cfg::kKBytes / int(sizeof(T));
-  constexpr int kMmaK = Mma<T>::kK, FM = WM / 16, FN = WN / 16;
+  constexpr int kMmaK = device::Mma<T>::kK, FM = WM / 16, FN = WN / 16;
   constexpr bool k32 = sizeof(T) == 4;
   // Tiles as stored: A is [BM][BK] for op N, [BK][BM] for op T; B is [BK][BN] for op N, [BN][BK] for op T.
   using TileA = device::SwizzledTile<T, TA ? BK : BM, TA ? BM : BK, TA && k32>;
@@ -110,32 +109,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
         if constexpr (kLdsmB) device::load_fragment_at<TB>(fb[j], b + offB.at(j, step));
         else device::load_fragment_kmajor32<TileB, true>(fb[j], b, wn0 + j * 16, step * kMmaK, lane);
       }
-#pragma unroll
-      for (int i = 0; i < FM; ++i)
-#pragma unroll
-        for (int j = 0; j < 2 * FN; ++j) Mma<T>::run(acc[i][j], fa[i], fb[j / 2][2 * (j % 2)], fb[j / 2][2 * (j % 2) + 1]);
+      device::mma_warp_step<T>(acc, fa, fb);
     }
   }
 
-  // Epilogue: thread holds (row g, cols 2t, 2t+1) and (row g + 8, same cols) of each 16x8 tile.
-  const int g = lane / 4, t = lane % 4;
-  auto store = [&](auto c_type) {
-    using CT = decltype(c_type);
-#pragma unroll
-    for (int i = 0; i < FM; ++i)
-#pragma unroll
-      for (int j = 0; j < 2 * FN; ++j)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int64_t row = i0 + wm0 + i * 16 + g + 8 * h, col = j0 + wn0 + j * 8 + 2 * t;
-          if (row < p.m) device::store_pair<CT>(p, row, col, acc[i][j][2 * h], acc[i][j][2 * h + 1]);
-        }
-  };
-  if (p.c_f32) {
-    store(float{});
-  } else {
-    store(T{});
-  }
+  device::store_warp_tile<T, FM, FN>(p, acc, i0 + wm0, j0 + wn0, lane);
 }
 
 }  // namespace
