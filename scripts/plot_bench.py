@@ -36,9 +36,10 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(8, 5))
     sizes = sorted(cublas)
     ax.plot(sizes, [cublas[s] for s in sizes], "k--", marker="s", label="cuBLAS (same run)")
-    for name, points in kernels.items():
+    # Colours repeat after ten lines: the marker tells the next ten apart.
+    for i, (name, points) in enumerate(kernels.items()):
         xs = sorted(points)
-        ax.plot(xs, [points[s] for s in xs], marker="o", label=name)
+        ax.plot(xs, [points[s] for s in xs], marker="os^Dv"[i // 10 % 5], label=name)
     ax.set_xlabel("m = n = k")
     ax.set_ylabel("TFLOP/s (median)")
     ax.set_yscale("log")
