@@ -24,6 +24,8 @@
 // alignment; the pipeline's structure stays the same.
 #include <mma.h>
 
+#include <type_traits>
+
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "kernels/kernels.hpp"
@@ -45,6 +47,45 @@ struct WmmaType<float> {  // tf32
   static constexpr int kK = 8;
   using Frag = wmma::precision::tf32;
 };
+
+// load_matrix_sync from a shared-memory tile. The WMMA header's f16 loads
+// compile to a wmma.load of the .shared state space, but its bf16 and tf32
+// loads to a wmma.load on a generic address (seen in the PTX), and the bf16
+// kernel ran at 60% of the f16 one with otherwise identical code. For those
+// two types this issues the same instruction with .shared: same fragment,
+// same registers (four 32-bit ones for A and for B), only the address space
+// differs.
+#define TESSEL_WMMA_LOAD(USE, LAYOUT, SHAPE_TYPE)                                                            \
+  asm volatile("wmma.load." USE ".sync.aligned." LAYOUT "." SHAPE_TYPE " {%0, %1, %2, %3}, [%4], %5;"        \
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])                                              \
+               : "r"(device::smem_addr(p)), "r"(ldm))
+#define TESSEL_WMMA_LOAD_TYPED(USE, LAYOUT)                                   \
+  if constexpr (sizeof(T) == 2) {                                             \
+    TESSEL_WMMA_LOAD(USE, LAYOUT, "m16n16k16.shared.bf16");                   \
+  } else {                                                                    \
+    TESSEL_WMMA_LOAD(USE, LAYOUT, "m16n16k8.shared.tf32");                    \
+  }
+template <class T, class Use, int M, int N, int K, class FragT, class Layout>
+__device__ __forceinline__ void load_shared(wmma::fragment<Use, M, N, K, FragT, Layout>& f, const T* p, unsigned ldm) {
+  if constexpr (std::is_same_v<T, __half>) {
+    wmma::load_matrix_sync(f, p, ldm);
+  } else {
+    static_assert(sizeof(f.x) == 16, "bf16 and tf32 fragments of A and B are four 32-bit registers");
+    uint32_t* r = reinterpret_cast<uint32_t*>(&f.x[0]);
+    constexpr bool kA = std::is_same_v<Use, wmma::matrix_a>, kRow = std::is_same_v<Layout, wmma::row_major>;
+    if constexpr (kA && kRow) {
+      TESSEL_WMMA_LOAD_TYPED("a", "row")
+    } else if constexpr (kA) {
+      TESSEL_WMMA_LOAD_TYPED("a", "col")
+    } else if constexpr (kRow) {
+      TESSEL_WMMA_LOAD_TYPED("b", "row")
+    } else {
+      TESSEL_WMMA_LOAD_TYPED("b", "col")
+    }
+  }
+}
+#undef TESSEL_WMMA_LOAD_TYPED
+#undef TESSEL_WMMA_LOAD
 
 // tf32 fragments are loaded as FP32 values and rounded in place; 16-bit ones are used as loaded.
 template <class T, class Fragment>
@@ -130,13 +171,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(de
 #pragma unroll
       for (int i = 0; i < FM; ++i) {
         const int mi = wm0 + i * 16;
-        wmma::load_matrix_sync(fa[i], a + (TA ? TileA::offset(kk, mi) : TileA::offset(mi, kk)), TileA::kLd);
+        load_shared(fa[i], a + (TA ? TileA::offset(kk, mi) : TileA::offset(mi, kk)), TileA::kLd);
         round_to_tf32<T>(fa[i]);
       }
 #pragma unroll
       for (int j = 0; j < FN; ++j) {
         const int nj = wn0 + j * 16;
-        wmma::load_matrix_sync(fb[j], b + (TB ? TileB::offset(nj, kk) : TileB::offset(kk, nj)), TileB::kLd);
+        load_shared(fb[j], b + (TB ? TileB::offset(nj, kk) : TileB::offset(kk, nj)), TileB::kLd);
         round_to_tf32<T>(fb[j]);
       }
 #pragma unroll
