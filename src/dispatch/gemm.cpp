@@ -141,15 +141,47 @@ std::string precision_list(const KernelInfo& info) {
 
 std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc % 10); }
 
-// Whether kernel e can take these (validated) arguments on a GPU of compute capability cc.
+// What keeps kernel e from taking these (validated) arguments on a GPU of
+// compute capability cc: nothing (kNone), the precision, the GPU, or the
+// alignment of A, B or C (kAlignment + 0, 1, 2). Cheap, no strings:
+// auto-dispatch asks it of every registered kernel, several times per
+// call, and most of them refuse (another precision).
+enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kAlignment = 0 };
+
+struct OperandView {
+  const void* p;
+  int64_t ld;
+  int alignment;  // elements
+  size_t bytes;   // per element
+};
+
+int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
+  const KernelInfo& info = e.info;
+  if (!info.takes(a.precision)) return kPrecision;
+  if (!info.runs_on(cc)) return kArchitecture;
+  // Alignment matters only when the kernel itself runs.
+  if (!multiplies(a)) return kNone;
+  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
+  const OperandView ops[] = {{a.A, a.lda, info.alignment, ab}, {a.B, a.ldb, info.alignment, ab},
+                             {a.C, a.ldc, info.c_alignment, c}};
+  for (int i = 0; i < 3; ++i) {
+    const OperandView& o = ops[i];
+    if (o.alignment > 1 && (!aligned(o.p, o.alignment * o.bytes) || o.ld % o.alignment != 0)) return kAlignment + i;
+  }
+  return kNone;
+}
+
+// misfit() as a status with the message a caller naming the kernel gets.
 Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
-  if (!info.takes(a.precision)) {
+  const int why = misfit(e, a, cc);
+  if (why == kNone) return {};
+  if (why == kPrecision) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes precision " + precision_list(info) +
                                            ", not " + to_string(a.precision)};
   }
-  const int max_cc = info.max_compute_capability;
-  if (!info.runs_on(cc)) {
+  if (why == kArchitecture) {
+    const int max_cc = info.max_compute_capability;
     const std::string needs = max_cc == info.min_compute_capability ? "compute capability " + cc_string(max_cc)
                               : max_cc != 0 ? "compute capability " + cc_string(info.min_compute_capability) +
                                                   " to " + cc_string(max_cc)
@@ -157,22 +189,15 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported,
             "tessel: kernel '" + info.name + "' needs " + needs + ", this GPU has " + cc_string(cc)};
   }
-  // Alignment matters only when the kernel itself runs.
-  if (!multiplies(a)) return {};
-  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
-  const struct { const void* p; int64_t ld; int al; size_t bytes; const char* name; const char* ld_name; } ops[] = {
-      {a.A, a.lda, info.alignment, ab, "A", "lda"},
-      {a.B, a.ldb, info.alignment, ab, "B", "ldb"},
-      {a.C, a.ldc, info.c_alignment, c, "C", "ldc"}};
-  for (const auto& o : ops) {
-    if (o.al > 1 && (!aligned(o.p, o.al * o.bytes) || o.ld % o.al != 0)) {
-      return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
-                                             to_string(o.al * o.bytes) + " bytes and " + o.ld_name +
-                                             " a multiple of " + to_string(o.al) + " (" + o.ld_name + " = " +
-                                             to_string(o.ld) + ")"};
-    }
-  }
-  return {};
+  const int i = why - kAlignment;
+  const char* names[] = {"A", "B", "C"};
+  const char* ld_names[] = {"lda", "ldb", "ldc"};
+  const int64_t lds[] = {a.lda, a.ldb, a.ldc};
+  const int al = i == 2 ? info.c_alignment : info.alignment;
+  const size_t bytes = size_of(i == 2 ? a.precision.c : a.precision.ab);
+  return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + names[i] + " aligned to " +
+                                         to_string(al * bytes) + " bytes and " + ld_names[i] + " a multiple of " +
+                                         to_string(al) + " (" + ld_names[i] + " = " + to_string(lds[i]) + ")"};
 }
 
 Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream) {
@@ -201,17 +226,17 @@ bool all_aligned(const GemmArgs& a) {
 // other tile shapes).
 Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
   *chosen = nullptr;
-  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && can_run(*tuned, a, d.cc).ok()) {
+  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && misfit(*tuned, a, d.cc) == kNone) {
     *chosen = tuned;
     return {};
   }
   int step = 0;
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step > step && can_run(e, a, d.cc).ok()) step = e.info.ladder_step;
+    if (e.info.ladder_step > step && misfit(e, a, d.cc) == kNone) step = e.info.ladder_step;
   }
   std::vector<const KernelEntry*> candidates;
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step == step && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
+    if (e.info.ladder_step == step && misfit(e, a, d.cc) == kNone) candidates.push_back(&e);
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
@@ -219,7 +244,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
     candidates.clear();
     for (const KernelEntry& e : registry()) {
       const bool step_or_before = e.info.ladder_step == step || e.info.ladder_step == step - 1;
-      if (step_or_before && e.persistent && can_run(e, a, d.cc).ok()) candidates.push_back(&e);
+      if (step_or_before && e.persistent && misfit(e, a, d.cc) == kNone) candidates.push_back(&e);
     }
   }
   *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)
