@@ -34,7 +34,7 @@ struct BenchRow {
   std::string status;          // "ok", "FAILED" (wrong result, not timed) or "ERROR" (did not run)
   Summary ms;                  // tessel kernel, milliseconds (count = timed runs)
   double tflops = 0;
-  Summary ref_ms;              // cuBLAS in the same run on the same inputs
+  Summary ref_ms;              // cuBLAS on the same inputs, timed alternately with the kernel
   double ref_tflops = 0;
   double ratio = 0;            // tflops / ref_tflops
   double rel_err = 0;          // ||D - D_cublas|| / ||D_cublas|| of the checked run
