@@ -129,6 +129,15 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Writes four 8x8 blocks of 16-bit values from their mma fragment (thread
+// lane holds row lane / 4, columns 2 (lane % 4) and + 1 of block q in r[q]);
+// lanes 8q..8q+7 give the addresses of block q's rows (16 bytes each).
+__device__ __forceinline__ void stmatrix_x4(const uint32_t (&r)[4], void* p) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_addr(p)), "r"(r[0]),
+               "r"(r[1]), "r"(r[2]), "r"(r[3])
+               : "memory");
+}
+
 // ---- clusters ------------------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_rank() {
   uint32_t r;

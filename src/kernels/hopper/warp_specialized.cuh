@@ -146,19 +146,46 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
       if (t == 0) sm90::bulk_wait_read<1>();
       sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
     }
+    if constexpr (sizeof(CT) == 2) {
+      // 16-bit C: the pairs of four 8 x 8 blocks (rows 0-7 and 8-15 of the
+      // warp's 16, two 8-column blocks) are exactly stmatrix.x4's fragment:
+      // one instruction writes them, lane i giving the address of row i % 8
+      // of block i / 8; ldmatrix reads the old C back in the same layout.
+      auto result = [&](int j, uint32_t old) {  // alpha * pair j (+ beta * old), as a 32-bit word
+        float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
+        if (read_c) {
+          const Pair o = *reinterpret_cast<const Pair*>(&old);
+          v0 += p.beta * device::to_float(o.x), v1 += p.beta * device::to_float(o.y);
+        }
+        Pair v;
+        v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
+        return *reinterpret_cast<const uint32_t*>(&v);
+      };
 #pragma unroll
-    for (int q = 0; q < kPairs; ++q) {
-      const int j = c * kPairs + q, row = row_of(j);
-      const int byte = (col_of(j) - c * kChunkCols) * int(sizeof(CT));
-      Pair* at = reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16);
-      float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
-      if (read_c) {
-        const Pair old = *at;
-        v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
+      for (int q = 0; q < kPairs / 4; ++q) {
+        const int row = 16 * warp + lane % 8 + 8 * (lane / 8 % 2), piece = 2 * q + lane / 16;
+        char* at = buffer + row * 128 + ((piece ^ (row % 8)) * 16);
+        uint32_t words[4] = {};
+        if (read_c) device::ldmatrix_x4<false>(words, at);
+#pragma unroll
+        for (int x = 0; x < 4; ++x) words[x] = result(c * kPairs + 4 * q + x, words[x]);
+        sm90::stmatrix_x4(words, at);
       }
-      Pair v;
-      v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
-      *at = v;
+    } else {
+#pragma unroll
+      for (int q = 0; q < kPairs; ++q) {
+        const int j = c * kPairs + q, row = row_of(j);
+        const int byte = (col_of(j) - c * kChunkCols) * int(sizeof(CT));
+        Pair* at = reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16);
+        float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
+        if (read_c) {
+          const Pair old = *at;
+          v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
+        }
+        Pair v;
+        v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
+        *at = v;
+      }
     }
     sm90::fence_to_async_proxy();
     sm90::named_barrier(barrier, sm90::kWarpgroup);  // the chunk is written
