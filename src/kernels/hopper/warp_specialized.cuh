@@ -101,7 +101,8 @@ struct StoreState {
 // 128 bytes. Each chunk, alpha * acc (+ beta * C), rounded to CT, is
 // written into one of the warpgroup's two shared-memory buffers, in the
 // layout of a 128-byte-swizzled TMA box (16-byte piece q of row r at piece
-// q ^ (r % 8): conflict-free stores), then one thread issues the TMA store
+// q ^ (r % 8): conflict-free stores; 16-bit C by stmatrix, four 8x8 blocks
+// per instruction), then one thread issues the TMA store
 // and the warpgroup goes on without waiting for it: with two buffers, the
 // store of one chunk overlaps the writing of the next, and the last stores
 // of a tile overlap the next tile's wgmmas. A buffer is rewritten only
