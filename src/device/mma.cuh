@@ -130,15 +130,13 @@ struct SwizzledTile {
 // the layout TMA writes with 128-byte swizzle when a row is wider than its
 // 128-byte box (the MN-major operands of the Hopper kernels,
 // device::sm90::Operand). Row r of a block is 64 elements after row r - 1.
+// Only what FragmentOffsets reads: TMA fills it, never a SliceCopier.
 template <class T, int Rows, int Cols>
 struct SwizzledBlocks {
   using Block = SwizzledTile<T, Rows, 64>;
-  static constexpr int kRows = Rows, kCols = Cols;
   static constexpr int kChunkElems = Block::kChunkElems;
-  static constexpr int kChunks = Block::kChunks;  // per row of a block
   static constexpr int kElems = Rows * Cols;
   static constexpr int kRowStride = 64;
-  static constexpr int kPeriod = 8;
   static_assert(sizeof(T) == 2 && Cols % 64 == 0, "16-bit types, whole 64-column blocks");
   __device__ __forceinline__ static int offset(int r, int c) { return c / 64 * Block::kElems + Block::offset(r, c % 64); }
 };
