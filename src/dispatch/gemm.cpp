@@ -11,6 +11,7 @@
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -148,12 +149,23 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kAlignment = 0 };
 
+// One operand as a kernel's alignment needs see it.
 struct OperandView {
+  const char* name;
+  const char* ld_name;
   const void* p;
   int64_t ld;
   int alignment;  // elements
   size_t bytes;   // per element
+  bool misaligned() const { return alignment > 1 && (!aligned(p, alignment * bytes) || ld % alignment != 0); }
 };
+
+std::array<OperandView, 3> operand_views(const KernelInfo& info, const GemmArgs& a) {
+  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
+  return {{{"A", "lda", a.A, a.lda, info.alignment, ab},
+           {"B", "ldb", a.B, a.ldb, info.alignment, ab},
+           {"C", "ldc", a.C, a.ldc, info.c_alignment, c}}};
+}
 
 int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
@@ -161,12 +173,9 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
   if (!info.runs_on(cc)) return kArchitecture;
   // Alignment matters only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
-  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
-  const OperandView ops[] = {{a.A, a.lda, info.alignment, ab}, {a.B, a.ldb, info.alignment, ab},
-                             {a.C, a.ldc, info.c_alignment, c}};
+  const std::array<OperandView, 3> ops = operand_views(info, a);
   for (int i = 0; i < 3; ++i) {
-    const OperandView& o = ops[i];
-    if (o.alignment > 1 && (!aligned(o.p, o.alignment * o.bytes) || o.ld % o.alignment != 0)) return kAlignment + i;
+    if (ops[i].misaligned()) return kAlignment + i;
   }
   return kNone;
 }
@@ -189,15 +198,11 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported,
             "tessel: kernel '" + info.name + "' needs " + needs + ", this GPU has " + cc_string(cc)};
   }
-  const int i = why - kAlignment;
-  const char* names[] = {"A", "B", "C"};
-  const char* ld_names[] = {"lda", "ldb", "ldc"};
-  const int64_t lds[] = {a.lda, a.ldb, a.ldc};
-  const int al = i == 2 ? info.c_alignment : info.alignment;
-  const size_t bytes = size_of(i == 2 ? a.precision.c : a.precision.ab);
-  return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + names[i] + " aligned to " +
-                                         to_string(al * bytes) + " bytes and " + ld_names[i] + " a multiple of " +
-                                         to_string(al) + " (" + ld_names[i] + " = " + to_string(lds[i]) + ")"};
+  const OperandView o = operand_views(info, a)[why - kAlignment];
+  return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
+                                         to_string(o.alignment * o.bytes) + " bytes and " + o.ld_name +
+                                         " a multiple of " + to_string(o.alignment) + " (" + o.ld_name + " = " +
+                                         to_string(o.ld) + ")"};
 }
 
 Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream) {

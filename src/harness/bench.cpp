@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/reference.hpp"
@@ -87,14 +90,19 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
       const std::vector<float> R = decode(dRef.download(), ct);
       ref.C = dC.get();
-      // cuBLAS alone, for the rows whose kernel is not timed (refused, failed); timed rows take it again
-      // alternately with the kernel.
-      const Summary ref_ms = time_launches({[&] { cublas.gemm(ref); }}, flush, o)[0];
-      const double ref_tflops = tflops(shape.m, shape.n, shape.k, ref_ms.median);
+      // cuBLAS timed alone, once per shape, for the rows whose kernel is not timed (refused, failed);
+      // timed rows time it in alternation with their kernel.
+      std::optional<Summary> alone;
+      auto untimed_row = [&](BenchRow row, const char* status, std::string note) {
+        if (!alone) alone = time_launches({[&] { cublas.gemm(ref); }}, flush, o)[0];
+        row.status = status, row.note = std::move(note);
+        row.ref_ms = *alone, row.ref_tflops = tflops(shape.m, shape.n, shape.k, alone->median);
+        rows.push_back(std::move(row));
+      };
 
       for (const std::string& kernel : o.kernels) {
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, ref_ms, ref_tflops, 0, 0, "", ""};
+        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", ""};
         GemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
@@ -102,19 +110,17 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         Status st = run_gemm(kernel, run);
         cudaError_t err = st.ok() ? cudaDeviceSynchronize() : cudaSuccess;
         if (!st.ok() || err != cudaSuccess) {
-          row.status = "ERROR";
-          row.note = st.ok() ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : st.message();
-          rows.push_back(row);
+          untimed_row(row, "ERROR",
+                      st.ok() ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : st.message());
           continue;
         }
         const Comparison cmp = compare(decode(dC.download(), ct), R, shape.m, shape.n, a.ldc);
         row.rel_err = cmp.rel_err;
         const double tol = tolerance(o.precision, shape.k);
         if (cmp.nonfinite > 0 || !(row.rel_err <= tol)) {
-          row.status = "FAILED";
-          row.note = cmp.nonfinite > 0 ? std::to_string(cmp.nonfinite) + " NaN/Inf outputs"
-                                   : "relative error vs cuBLAS above tolerance " + std::to_string(tol);
-          rows.push_back(row);
+          untimed_row(row, "FAILED",
+                      cmp.nonfinite > 0 ? std::to_string(cmp.nonfinite) + " NaN/Inf outputs"
+                                        : "relative error vs cuBLAS above tolerance " + std::to_string(tol));
           continue;
         }
         const std::vector<Summary> timed = time_launches(
@@ -127,7 +133,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);
         row.ref_tflops = tflops(shape.m, shape.n, shape.k, row.ref_ms.median);
         row.ratio = row.ref_tflops > 0 ? row.tflops / row.ref_tflops : 0;
-        rows.push_back(row);
+        rows.push_back(std::move(row));
       }
     }
   }

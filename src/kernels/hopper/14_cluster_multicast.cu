@@ -15,10 +15,10 @@
 //    warpgroup arrives on the empty barrier of both CTAs (mapa + a
 //    cluster-scope arrive), and each empty barrier counts 2 x 2 arrivals.
 //  - Results leave through shared memory and TMA stores (store_tile_tma):
-//    a warpgroup writes 64 x 128-byte chunks into two swizzled buffers and
-//    goes on while the copy engine stores them, so the stores of one tile
-//    overlap the wgmmas of the next; with beta != 0 the chunks of C come
-//    into the same buffers by TMA loads first. (C, ldc or n not in 16-byte
+//    each warp writes its 16 rows of C in 128-byte-wide chunks into two
+//    swizzled buffers and goes on while the copy engine stores them, so the
+//    stores of one tile overlap the wgmmas of the next; with beta != 0 the
+//    chunks of C come into the same buffers by TMA loads first. (C, ldc or n not in 16-byte
 //    units: direct stores from registers, as before.)
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of tiles. The
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
       store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
     }
-    if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
+    if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
 

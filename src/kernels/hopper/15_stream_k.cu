@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
       tiles.origin(u, rank, m0, n0);
       store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
     });
-    if (tma_store && t == 0) sm90::bulk_wait_all();  // the last stores are done
+    if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
 

@@ -15,9 +15,11 @@
 
 namespace tessel::impl {
 
-// One buffer of a TMA-store epilogue: a chunk of C of 64 rows x 128 bytes
-// (make_store_map's box).
+// One buffer of a TMA-store epilogue: a consumer warpgroup's chunk of C, 64
+// rows x 128 bytes, in four boxes of make_store_map (16 rows: one warp's).
 constexpr int kStoreBufferBytes = 64 * 128;
+constexpr int kStoreBoxRows = 16;
+constexpr int kStoreBoxBytes = kStoreBoxRows * 128;
 
 // A is K-major for op N (m x k, k contiguous), MN-major for op T; B is
 // MN-major for op N (k x n, n contiguous), K-major for op T. (T = float,
@@ -29,15 +31,17 @@ struct Sm90Operands {
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
-  // Output staging for a TMA-store epilogue: two buffers per consumer warpgroup.
+  // Output staging for a TMA-store epilogue: two buffers per consumer
+  // warpgroup, each with a C-loaded barrier per warp.
   static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
-  // Stages of A and B; a full and an empty barrier per stage and two
-  // C-loaded barriers per consumer warpgroup (in a 1 KiB block, so that the
-  // store buffers after them stay swizzle-aligned); the
-  // store buffers; slack to align the start to a swizzle atom.
+  static constexpr int kCLoaded = kStoreBuffers * 4;
+  // Stages of A and B; a full and an empty barrier per stage and the
+  // C-loaded barriers (in a 1 KiB block, so that the store buffers after
+  // them stay swizzle-aligned); the store buffers; slack to align the start
+  // to a swizzle atom.
   static constexpr int kSmemBytes = Cfg::kStages * kStageBytes + device::sm90::kSwizzleAtom +
                                     kStoreBuffers * kStoreBufferBytes + device::sm90::kSwizzleAtom;
-  static_assert((2 * Cfg::kStages + 2 * Cfg::kConsumers) * 8 <= device::sm90::kSwizzleAtom, "barriers fit their block");
+  static_assert((2 * Cfg::kStages + kCLoaded) * 8 <= device::sm90::kSwizzleAtom, "barriers fit their block");
 };
 
 // The shared-memory carve-up of Sm90Operands: stage s of A and B, the barriers, the store buffers.
@@ -51,8 +55,9 @@ struct Sm90Smem {
   __device__ char* b(int s) const { return base + Stages * Ops::A::kBytes + s * Ops::B::kBytes; }
   __device__ uint64_t* full() const { return reinterpret_cast<uint64_t*>(base + Stages * Ops::kStageBytes); }
   __device__ uint64_t* empty() const { return full() + Stages; }
-  // The barriers that count the bytes of C loaded into consumer warpgroup `consumer`'s two store buffers.
-  __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * consumer; }
+  // The barriers that count the bytes of C loaded into consumer warpgroup
+  // `consumer`'s two store buffers: [2 w + b] for warp w's part of buffer b.
+  __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 8 * consumer; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {
     return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * kStoreBufferBytes;
@@ -193,12 +198,12 @@ cudaError_t launch_tiled(const GemmArgs& a, cudaStream_t stream, KernelFor kerne
 // use it (*tma_store): C, ldc and n in 16-byte units. A TMA store writes
 // whole 16-byte pieces, so a row that ends inside one would overwrite the
 // elements after it (measured: n = 7 bf16 wrote the 8th element of each
-// row). Chunks of 64 rows x 128 bytes.
+// row). Boxes of 16 rows (one warp's) x 128 bytes.
 inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma_store) {
   const size_t c_size = size_of(a.precision.c);
   *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0;
   *map = CUtensorMap{};
-  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), 64) : cudaSuccess;
+  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), kStoreBoxRows) : cudaSuccess;
 }
 
 }  // namespace tessel::impl

@@ -88,110 +88,109 @@ __device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const f
   }
 }
 
-// Where a consumer warpgroup's TMA-store epilogue stands, carried across
-// tiles: the buffer to use next, and the phase of each buffer's C-loaded
-// barrier (bit b: the parity to wait for on buffer b).
+// Where a warp's TMA-store epilogue stands, carried across tiles: the
+// buffer to use next, and the phase of each buffer's C-loaded barrier (bit
+// b: the parity to wait for on buffer b).
 struct StoreState {
   int next = 0;
   int phases = 0;
 };
 
 // The TMA-store epilogue of one consumer warpgroup: its 64 x 2N block of C
-// at (row0, col0) (N accumulators per thread) leaves in chunks of 64 rows x
-// 128 bytes. Each chunk, alpha * acc (+ beta * C), rounded to CT, is
-// written into one of the warpgroup's two shared-memory buffers, in the
-// layout of a 128-byte-swizzled TMA box (16-byte piece q of row r at piece
-// q ^ (r % 8): conflict-free stores; 16-bit C by stmatrix, four 8x8 blocks
-// per instruction), then one thread issues the TMA store
-// and the warpgroup goes on without waiting for it: with two buffers, the
-// store of one chunk overlaps the writing of the next, and the last stores
-// of a tile overlap the next tile's wgmmas. A buffer is rewritten only
-// after the store issued from it two chunks before has read it
-// (bulk_wait_read<1>). With beta != 0, C comes in through the same buffers:
-// a TMA load of the chunk's C box (same map, same swizzle, so each thread
-// finds its C values where it writes its results), counted on the buffer's
-// C-loaded barrier; the first two chunks' loads are issued together, each
-// later one as soon as the store two chunks before has read its buffer.
-// Rows and columns outside C are clipped by TMA (loads fill zeros). Needs
-// C, ldc and n in 16-byte units. barrier: this warpgroup's named barrier.
+// at (row0, col0) (N accumulators per thread) leaves in chunks of 128 bytes
+// per row. Each warp holds 16 whole rows of the block (the wgmma layout), so
+// each warp stores its own rows, with no barrier across the warpgroup: per
+// chunk, alpha * acc (+ beta * C), rounded to CT, is written into the warp's
+// 16 x 128-byte part of one of the warpgroup's two buffers, in the layout of
+// a 128-byte-swizzled TMA box (16-byte piece q of row r at piece q ^ (r % 8):
+// conflict-free stores; 16-bit C by stmatrix, four 8x8 blocks per
+// instruction), then the warp's lane 0 issues the TMA store and the warp
+// goes on without waiting for it: with two buffers, the store of one chunk
+// overlaps the writing of the next, and the last stores of a tile overlap
+// the next tile's wgmmas. A buffer is rewritten only after the store issued
+// from it two chunks before has read it (bulk_wait_read<1>; bulk groups are
+// per thread, so lane 0 tracks its warp's). With beta != 0, C comes in
+// through the same buffers: a TMA load of the warp's box of C (same map,
+// same swizzle, so each thread finds its C values where it writes its
+// results), counted on the warp's C-loaded barrier of that buffer; the
+// first two chunks' loads are issued together, each later one as soon as
+// the store two chunks before has read its buffer. Rows and columns outside
+// C are clipped by TMA (loads fill zeros). Needs C, ldc and n in 16-byte
+// units. c_loaded: the warpgroup's barriers, two per warp.
 template <class CT, class T, int N>
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const device::TcParams<T>& p,
                                                const float (&acc)[N], int row0, int col0, int t, char* buffers,
-                                               uint64_t* c_loaded, StoreState& state, int barrier) {
+                                               uint64_t* c_loaded, StoreState& state) {
   namespace sm90 = device::sm90;
   using Pair = typename device::Pair<CT>::type;
   constexpr int kChunkCols = 128 / int(sizeof(CT));  // columns per chunk
   constexpr int kPairs = kChunkCols / 4;             // accumulator pairs per thread per chunk
   constexpr int kChunks = N / 2 / kPairs;
   const int warp = t / 32, lane = t % 32;
-  // Pair j (d[2j], d[2j + 1]) of this thread: its row in the 64-row block and column in the tile.
-  auto row_of = [&](int j) { return 16 * warp + lane / 4 + 8 * (j % 2); };
-  auto col_of = [&](int j) { return 8 * (j / 2) + 2 * (lane % 4); };
+  const bool leader = lane == 0;
+  const int box_row = row0 + kStoreBoxRows * warp;  // the warp's first row of C
+  auto region = [&](int b) { return buffers + b * kStoreBufferBytes + warp * kStoreBoxBytes; };
+  uint64_t* loaded = c_loaded + 2 * warp;
   const bool read_c = p.beta != 0.0f;
-  auto load_c = [&](int c, int b) {  // thread 0: chunk c of C into buffer b
-    sm90::bar_expect_bytes(&c_loaded[b], kStoreBufferBytes);
-    sm90::tma_load(buffers + b * kStoreBufferBytes, map_c, &c_loaded[b], col0 + c * kChunkCols, row0);
+  auto load_c = [&](int c, int b) {  // lane 0: chunk c of the warp's rows of C into buffer b
+    sm90::bar_expect_bytes(&loaded[b], kStoreBoxBytes);
+    sm90::tma_load(region(b), map_c, &loaded[b], col0 + c * kChunkCols, box_row);
   };
-  if (read_c && t == 0) {
+  if (read_c && leader) {
     sm90::bulk_wait_read<0>();  // both buffers free
     for (int c = 0; c < 2 && c < kChunks; ++c) load_c(c, state.next ^ c);
   }
 #pragma unroll
   for (int c = 0; c < kChunks; ++c) {
     const int b = state.next;
-    char* buffer = buffers + b * kStoreBufferBytes;
+    char* buffer = region(b);
     if (read_c) {
-      sm90::bar_wait(&c_loaded[b], (state.phases >> b) & 1);  // C is in
+      sm90::bar_wait(&loaded[b], (state.phases >> b) & 1);  // C is in
       state.phases ^= 1 << b;
     } else {
-      if (t == 0) sm90::bulk_wait_read<1>();
-      sm90::named_barrier(barrier, sm90::kWarpgroup);  // the buffer is free
+      if (leader) sm90::bulk_wait_read<1>();
+      __syncwarp();  // the buffer is free
     }
+    // alpha * pair j (d[2j], d[2j + 1]) (+ beta * its old value), rounded to CT.
+    auto result = [&](int j, Pair old) {
+      float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
+      if (read_c) v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
+      Pair v;
+      v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
+      return v;
+    };
     if constexpr (sizeof(CT) == 2) {
       // 16-bit C: the pairs of four 8 x 8 blocks (rows 0-7 and 8-15 of the
       // warp's 16, two 8-column blocks) are exactly stmatrix.x4's fragment:
       // one instruction writes them, lane i giving the address of row i % 8
       // of block i / 8; ldmatrix reads the old C back in the same layout.
-      auto result = [&](int j, uint32_t old) {  // alpha * pair j (+ beta * old), as a 32-bit word
-        float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
-        if (read_c) {
-          const Pair o = *reinterpret_cast<const Pair*>(&old);
-          v0 += p.beta * device::to_float(o.x), v1 += p.beta * device::to_float(o.y);
-        }
-        Pair v;
-        v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
-        return *reinterpret_cast<const uint32_t*>(&v);
-      };
 #pragma unroll
       for (int q = 0; q < kPairs / 4; ++q) {
-        const int row = 16 * warp + lane % 8 + 8 * (lane / 8 % 2), piece = 2 * q + lane / 16;
+        const int row = lane % 8 + 8 * (lane / 8 % 2), piece = 2 * q + lane / 16;
         char* at = buffer + row * 128 + ((piece ^ (row % 8)) * 16);
         uint32_t words[4] = {};
         if (read_c) device::ldmatrix_x4<false>(words, at);
 #pragma unroll
-        for (int x = 0; x < 4; ++x) words[x] = result(c * kPairs + 4 * q + x, words[x]);
+        for (int x = 0; x < 4; ++x) {
+          const Pair v = result(c * kPairs + 4 * q + x, *reinterpret_cast<const Pair*>(&words[x]));
+          words[x] = *reinterpret_cast<const uint32_t*>(&v);
+        }
         sm90::stmatrix_x4(words, at);
       }
     } else {
+      // Pair j of this thread: row lane / 4 + 8 (j % 2) of the warp's 16, column 8 (j / 2) + 2 (lane % 4) of the tile.
 #pragma unroll
       for (int q = 0; q < kPairs; ++q) {
-        const int j = c * kPairs + q, row = row_of(j);
-        const int byte = (col_of(j) - c * kChunkCols) * int(sizeof(CT));
+        const int j = c * kPairs + q, row = lane / 4 + 8 * (j % 2);
+        const int byte = (8 * (j / 2) + 2 * (lane % 4) - c * kChunkCols) * int(sizeof(CT));
         Pair* at = reinterpret_cast<Pair*>(buffer + row * 128 + (((byte / 16) ^ (row % 8)) * 16) + byte % 16);
-        float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
-        if (read_c) {
-          const Pair old = *at;
-          v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
-        }
-        Pair v;
-        v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
-        *at = v;
+        *at = result(j, read_c ? *at : Pair{});
       }
     }
     sm90::fence_to_async_proxy();
-    sm90::named_barrier(barrier, sm90::kWarpgroup);  // the chunk is written
-    if (t == 0) {
-      sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, row0);
+    __syncwarp();  // the chunk is written
+    if (leader) {
+      sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, box_row);
       sm90::bulk_commit();
       if (read_c && c + 2 < kChunks) {
         sm90::bulk_wait_read<0>();  // the store has read the buffer
@@ -213,18 +212,16 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
   if (!tma_store) {
     store_tile(p, acc, i0, j0, t);
   } else if (p.c_f32) {
-    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state,
-                          1 + consumer);
+    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state);
   } else {
-    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state,
-                      1 + consumer);
+    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state);
   }
 }
 
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
 // `releasers` per CTA of the cluster (the consumer warpgroups, or the
 // consumer warps where each warp releases stages on its own), and each
-// store buffer's C-loaded barrier one (the TMA load's expect-tx). In a
+// C-loaded barrier one (the TMA load's expect-tx). In a
 // cluster, no CTA goes on before every CTA's barriers are ready (the others
 // arrive on them): the inits are published by fence.mbarrier_init, so a
 // relaxed cluster barrier suffices.
@@ -235,7 +232,7 @@ __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int rele
       device::sm90::bar_init(&smem.full()[s], 1);
       device::sm90::bar_init(&smem.empty()[s], releasers * Ops::kCluster);
     }
-    for (int b = 0; b < Ops::kStoreBuffers; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
+    for (int b = 0; b < Ops::kCLoaded; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
     device::sm90::bar_init_fence();
   }
   if constexpr (Ops::kCluster > 1) {
