@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-# Reads `cuobjdump -sass` output on stdin; for the function whose name contains argv[1] (first match),
-# prints opcode counts and, per opcode, the histogram of the stall count in each instruction's control bits
-# (bits 41-44 of the high 64-bit word), plus reuse-flag use and the longest FFMA run.
+# Static scheduling of one kernel's SASS: reads `cuobjdump -sass` output on stdin and, for the first
+# function whose (mangled) name contains NAME_PART, prints its opcode counts and, per opcode, the histogram
+# of the stall counts ptxas wrote into the instructions' control bits (bits 41-44 of each instruction's
+# high 64-bit word: cycles the warp waits before its next instruction), and how many FFMAs use the
+# operand-reuse cache.
+#   cuobjdump -sass -arch sm_90a OBJECT | python3 scripts/sass_stalls.py NAME_PART
 import re, sys, collections
 want = sys.argv[1]
 lines = sys.stdin.read().split('\n')
