@@ -1,0 +1,160 @@
+// Ladder step 08 — pipelined: double-buffered shared memory fed by cp.async.
+//
+// Step 07 copies a k-slice, waits at a barrier, computes, waits again: while
+// the copy is in flight the FMA units idle, and while they work no memory
+// request is outstanding. Here shared memory holds two k-slices. While the
+// warps compute on one, the next is already on its way into the other:
+//   * operands whose stored rows run along the tile's x dimension (A with
+//     op T, B with op N) go straight from global to shared memory with
+//     cp.async (16 bytes, no registers, edges zero-filled by the hardware);
+//   * operands that must be transposed on the way (A with op N, B with op T)
+//     are loaded into registers (LDG.128) before the math and written to
+//     shared memory after it, so their latency hides behind the FMAs too.
+// One barrier per k-slice instead of two. Blocks are launched in a swizzled
+// order (groups of 8 block-rows) so that the blocks resident together share
+// panels of A and B in L2.
+//
+// The seed worklogs' double-buffered kernels came out slower than their
+// warptiled ones; see docs/ladder.md for what we measured here and why.
+//
+// The launchers are instantiated in 08_pipelined.cu and, for the 128 x 256
+// configuration, in 08_pipelined_128x256.cu, which ptxas compiles at its
+// highest register-usage level (CMakeLists.txt): +1.7% there, -2% for the
+// 128 x 128 configuration (docs/ladder.md, "What limits the best kernel now").
+#pragma once
+
+#include <algorithm>
+
+#include "device/common.cuh"
+#include "device/tile_load.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"
+
+namespace tessel::impl {
+namespace {
+
+constexpr int kSwizzleGroup = 8;
+
+// SplitK: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split) and
+// adds alpha times its partial sums to C atomically (C was scaled by beta first).
+template <class Cfg, bool Aligned, bool SplitK, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p, int64_t k_per_split) {
+  constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
+  constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
+  constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+  constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
+  constexpr bool kAsyncA = Aligned && !kTransposeA, kAsyncB = Aligned && !kTransposeB;  // cp.async-able
+  // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
+  extern __shared__ float4 smem[];
+  using ATile = float[BK][BM + Pad];
+  using BTile = float[BK][BN + Pad];
+  ATile* As = reinterpret_cast<ATile*>(smem);
+  BTile* Bs = reinterpret_cast<BTile*>(As + 2);
+
+  int bm, bn;
+  device::swizzled_block<kSwizzleGroup>(bm, bn);
+  const int64_t i0 = int64_t(bm) * BM, j0 = int64_t(bn) * BN;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
+  const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
+  const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
+  const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
+  const device::Operand a{p.A, p.lda, p.m, k_end}, b{p.B, p.ldb, p.n, k_end};
+  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads, Aligned> load_a(a, i0, k_begin);
+  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads, Aligned> load_b(b, j0, k_begin);
+
+  // Start bringing slice k0 into stage s ...
+  auto fetch = [&](int s, int64_t k0) {
+    const bool whole = k0 + BK <= k_end;
+    if constexpr (kAsyncA) load_a.copy_async(As[s], a, k0, whole); else load_a.load(a, k0, whole);
+    if constexpr (kAsyncB) load_b.copy_async(Bs[s], b, k0, whole); else load_b.load(b, k0, whole);
+    device::cp_async_commit();
+    load_a.advance();
+    load_b.advance();
+  };
+  // ... and finish it (this thread's part; a barrier must follow).
+  auto land = [&](int s) {
+    if constexpr (!kAsyncA) load_a.store(As[s]);
+    if constexpr (!kAsyncB) load_b.store(Bs[s]);
+    device::cp_async_wait_all();
+  };
+  // Fragments in registers are double-buffered too: step kk+1's are read
+  // from shared memory while step kk's FMAs run.
+  float fa[2][TM], fb[2][TN];
+  auto read_fragments = [&](int s, int kk, int buf) {
+#pragma unroll
+    for (int f = 0; f < FM; ++f) device::lds4(&fa[buf][4 * f], &As[s][kk][row0 + f * kRowStep]);
+#pragma unroll
+    for (int g = 0; g < FN; ++g) device::lds4(&fb[buf][4 * g], &Bs[s][kk][col0 + g * kColStep]);
+  };
+
+  float acc[TM][TN] = {};
+  fetch(0, k_begin);
+  land(0);
+  __syncthreads();
+  int s = 0;
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += BK) {
+    const bool more = k0 + BK < k_end;
+    if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
+    read_fragments(s, 0, 0);
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      if (kk + 1 < BK) read_fragments(s, kk + 1, (kk + 1) % 2);
+#pragma unroll
+      for (int r = 0; r < TM; ++r)
+#pragma unroll
+        for (int c = 0; c < TN; ++c) acc[r][c] += fa[kk % 2][r] * fb[kk % 2][c];
+    }
+    if (more) land(s ^ 1);
+    __syncthreads();
+    s ^= 1;
+  }
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int g = 0; g < FN; ++g) {
+      const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
+      if constexpr (SplitK) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          if (i < p.m && j + e < p.n) atomicAdd(p.C + i * p.ldc + j + e, p.alpha * acc[r][4 * g + e]);
+        }
+      } else {
+        device::store_row4<Aligned>(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+      }
+    }
+}
+
+
+}  // namespace
+
+template <class Cfg, bool Aligned, bool SplitK>
+cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
+  constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
+  int64_t per_split = args.k, splits = 1;
+  if constexpr (SplitK) {
+    int device = 0, sms = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
+    const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
+    const int64_t want = std::max<int64_t>(1, std::min({device::ceil_div(2 * sms, tiles), args.k / kMinSplitDepth, kMaxSplits}));
+    per_split = device::ceil_div(device::ceil_div(args.k, want), Cfg::kBK) * Cfg::kBK;
+    splits = device::ceil_div(args.k, per_split);
+    // C = beta * C now; the splits then add alpha * (their part of op(A) op(B)).
+    if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
+  }
+  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+    auto kernel = pipelined_kernel<Cfg, Aligned, SplitK, ta, tb>;
+    if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+        err != cudaSuccess) {
+      return err;
+    }
+    return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
+      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
+      kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split);
+      return cudaGetLastError();
+    });
+  });
+}
+
+}  // namespace tessel::impl
