@@ -32,8 +32,7 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
 }
 
 double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms) {
-  const int64_t tiles_m = (m + e.info.tile_m - 1) / e.info.tile_m, tiles_n = (n + e.info.tile_n - 1) / e.info.tile_n;
-  const int64_t units = (tiles_m + e.cluster - 1) / e.cluster * tiles_n;
+  const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
   const int clusters = std::max(1, sms / e.cluster);
   const int64_t slices = (std::max<int64_t>(k, 1) + impl::kSliceK - 1) / impl::kSliceK;
   int64_t busiest = impl::whole_units_slices(units, slices, clusters);

@@ -11,6 +11,7 @@
 
 #include "device/common.cuh"
 #include "device/sm90.cuh"
+#include "kernels/hopper/stream_k_plan.hpp"
 #include "kernels/hopper/tensor_map.hpp"
 
 namespace tessel::impl {
@@ -68,11 +69,8 @@ struct Sm90Smem {
 // Cfg::kCluster neighbouring row tiles of one column (they share B). Past m,
 // a cluster's last tile loads zeros and stores nothing, but still shares.
 template <class Cfg>
-struct ClusterTiles {
-  int64_t along_m, along_n;  // cluster tiles
-  __host__ __device__ ClusterTiles(int64_t m, int64_t n)
-      : along_m(device::ceil_div(device::ceil_div(m, Cfg::kBM), Cfg::kCluster)), along_n(device::ceil_div(n, Cfg::kBN)) {}
-  __host__ __device__ int64_t count() const { return along_m * along_n; }
+struct ClusterTiles : ClusterUnits {
+  __host__ __device__ ClusterTiles(int64_t m, int64_t n) : ClusterUnits(m, n, Cfg::kBM, Cfg::kBN, Cfg::kCluster) {}
   // Where CTA `rank`'s tile of cluster tile `u` (grouped order) starts.
   __device__ void origin(int u, int rank, int& m0, int& n0) const {
     int bm, bn;

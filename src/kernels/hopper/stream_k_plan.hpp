@@ -14,6 +14,17 @@
 
 namespace tessel::impl {
 
+// The units of work of a clustered kernel (steps 14, 15): `cluster`
+// vertically neighbouring row tiles (tile_m x tile_n) of one column; counted
+// by the launcher, walked by the kernel (ClusterTiles), estimated by the
+// dispatcher.
+struct ClusterUnits {
+  int64_t along_m, along_n;
+  TESSEL_HOST_DEVICE ClusterUnits(int64_t m, int64_t n, int tile_m, int tile_n, int cluster)
+      : along_m(((m + tile_m - 1) / tile_m + cluster - 1) / cluster), along_n((n + tile_n - 1) / tile_n) {}
+  TESSEL_HOST_DEVICE int64_t count() const { return along_m * along_n; }
+};
+
 // Units (a cluster's tile: kCluster row tiles x one column tile) [0, whole)
 // go whole to the clusters in turn; the k-slices of the rest, numbered unit
 // by unit, go in equal runs to clusters 0..sharing-1 (none when sharing = 0).
