@@ -21,6 +21,8 @@ namespace tessel::impl {
 constexpr int kStoreBufferBytes = 64 * 128;
 constexpr int kStoreBoxRows = 16;
 constexpr int kStoreBoxBytes = kStoreBoxRows * 128;
+constexpr int kStoreBoxes = kStoreBufferBytes / kStoreBoxBytes;  // per buffer: one per warp of the warpgroup
+static_assert(kStoreBoxes * 32 == device::sm90::kWarpgroup, "a store box per warp");
 
 // A is K-major for op N (m x k, k contiguous), MN-major for op T; B is
 // MN-major for op N (k x n, n contiguous), K-major for op T. (T = float,
@@ -35,7 +37,7 @@ struct Sm90Operands {
   // Output staging for a TMA-store epilogue: two buffers per consumer
   // warpgroup, each with a C-loaded barrier per warp.
   static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
-  static constexpr int kCLoaded = kStoreBuffers * 4;
+  static constexpr int kCLoaded = kStoreBuffers * kStoreBoxes;
   // Stages of A and B; a full and an empty barrier per stage and the
   // C-loaded barriers (in a 1 KiB block, so that the store buffers after
   // them stay swizzle-aligned); the store buffers; slack to align the start
@@ -58,7 +60,7 @@ struct Sm90Smem {
   __device__ uint64_t* empty() const { return full() + Stages; }
   // The barriers that count the bytes of C loaded into consumer warpgroup
   // `consumer`'s two store buffers: [2 w + b] for warp w's part of buffer b.
-  __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 8 * consumer; }
+  __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * kStoreBoxes * consumer; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {
     return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * kStoreBufferBytes;
@@ -201,7 +203,8 @@ inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma
   const size_t c_size = size_of(a.precision.c);
   *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0;
   *map = CUtensorMap{};
-  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), kStoreBoxRows) : cudaSuccess;
+  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), kStoreBoxRows)
+                    : cudaSuccess;
 }
 
 }  // namespace tessel::impl
