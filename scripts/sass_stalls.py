@@ -16,7 +16,7 @@ for i, l in enumerate(lines):
         func = m.group(1) if want in m.group(1) else None
         continue
     if func is None: continue
-    m = re.match(r'\s*/\*([0-9a-f]{4})\*/\s+(.*?);\s*/\* (0x[0-9a-f]+) \*/', l)
+    m = re.match(r'\s*/\*([0-9a-f]{4,})\*/\s+(.*?);\s*/\* (0x[0-9a-f]+) \*/', l)
     if m:
         cur = [m.group(2).strip(), int(m.group(3), 16)]
         continue

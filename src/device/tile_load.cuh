@@ -9,6 +9,7 @@
 // whatever the op; a KContig operand is transposed on its way to shared memory.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tessel::device {
@@ -132,47 +133,61 @@ struct VecTileLoader {
   }
 };
 
-// Step 08's loader: the same 16-byte chunks as VecTileLoader, but each
-// thread keeps a pointer per chunk that advances by one k-slice per step and
-// knows how many elements of each chunk are valid in a whole slice, so the
-// loop does no 64-bit index arithmetic and no bounds tests except on the
-// last, partial slice. With Aligned = false the chunks are read element by
-// element (any pointer, any leading dimension); shared memory is the same.
+// Step 08's loader: the same 16-byte chunks as VecTileLoader, walked with
+// few registers (step 08's 128 x 256 tile already keeps 128 sums and two
+// sets of fragments in them). A thread's chunks lie in one column band of
+// the tile, `pass` stored rows apart (chunk i is chunk 0 moved by i * pass
+// rows), so the thread keeps one pointer, advanced by a k-slice per step,
+// and how many of its chunks lie inside the operand; the loop does no 64-bit
+// index arithmetic and no bounds tests except on the last, partial slice.
+// With Aligned = false the chunks are read element by element (any pointer,
+// any leading dimension); shared memory is the same.
 template <bool KContig, int MN, int BK, int Pad, int Threads, bool Aligned = true>
 struct StreamingTileLoader {
   using Chunks = VecTileLoader<KContig, MN, BK, Pad, Threads>;
   static constexpr int kPerThread = Chunks::kPerThread;
+  static constexpr int kChunksPerRow = KContig ? BK / 4 : MN / 4;  // 16-byte chunks per stored row
+  static_assert(Threads % kChunksPerRow == 0, "a thread's chunks share a column band");
+  static constexpr int kPass = Threads / kChunksPerRow;  // stored rows between a thread's chunks
 
-  const float* ptr[kPerThread];
-  int whole[kPerThread];  // valid elements of the chunk in a slice that lies inside k
-  int64_t step;           // elements between one slice of a chunk and the next
+  const float* ptr;  // chunk 0 in the current slice (the operand's base when no chunk is inside)
+  int64_t pass;      // elements between chunk i and chunk i + 1: kPass stored rows
+  int64_t step;      // elements between one slice of a chunk and the next
+  int inside;        // KContig: chunks 0..inside-1 lie inside x; else the valid x of every chunk (0..4)
   float4 staged[kPerThread];
 
   // The tile's rows x0.. of the operand, starting at k-index k_begin.
-  __device__ StreamingTileLoader(const Operand& o, int64_t x0, int64_t k_begin) : step(KContig ? BK : BK * o.ld) {
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      int x, kk;
-      Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
-      const int64_t left = o.x_ext - (x0 + x);
-      whole[i] = KContig ? (left > 0 ? 4 : 0) : (left <= 0 ? 0 : left >= 4 ? 4 : int(left));
-      ptr[i] = whole[i] > 0 ? element_ptr<KContig>(o, x0 + x, k_begin + kk) : o.X;
-    }
+  __device__ StreamingTileLoader(const Operand& o, int64_t x0, int64_t k_begin)
+      : pass(kPass * o.ld), step(KContig ? BK : BK * o.ld) {
+    int x, kk;
+    Chunks::chunk_pos(threadIdx.x, x, kk);
+    const int64_t left = o.x_ext - (x0 + x);  // for KContig: rows of this band, kPass apart
+    inside = KContig ? int(std::min<int64_t>(kPerThread, left <= 0 ? 0 : (left + kPass - 1) / kPass))
+                     : (left <= 0 ? 0 : left >= 4 ? 4 : int(left));
+    ptr = inside > 0 ? element_ptr<KContig>(o, x0 + x, k_begin + kk) : o.X;
   }
 
-  // Valid elements of chunk i in the slice starting at k0 (whole: k0 + BK <= k).
+  // Valid elements of chunk i inside x (any slice that lies inside k).
+  __device__ int whole(int i) const { return KContig ? (i < inside ? 4 : 0) : inside; }
+
+  // Valid elements of chunk i in the slice starting at k0 (whole_slice: k0 + BK <= k).
   __device__ int valid(int i, const Operand& o, int64_t k0, bool whole_slice) const {
-    if (whole_slice) return whole[i];
+    if (whole_slice) return whole(i);
     int x, kk;
     Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
     const int64_t left = o.k_ext - (k0 + kk);
-    if (KContig) return whole[i] == 0 || left <= 0 ? 0 : left >= 4 ? 4 : int(left);
-    return left > 0 ? whole[i] : 0;
+    if (KContig) return whole(i) == 0 || left <= 0 ? 0 : left >= 4 ? 4 : int(left);
+    return left > 0 ? whole(i) : 0;
   }
+
+  __device__ const float* chunk(int i) const { return ptr + i * pass; }
 
   __device__ void load(const Operand& o, int64_t k0, bool whole_slice) {
 #pragma unroll
-    for (int i = 0; i < kPerThread; ++i) staged[i] = load_chunk<Aligned>(ptr[i], valid(i, o, k0, whole_slice));
+    for (int i = 0; i < kPerThread; ++i) {
+      const int v = valid(i, o, k0, whole_slice);
+      staged[i] = load_chunk<Aligned>(v > 0 ? chunk(i) : o.X, v);
+    }
   }
 
   __device__ void store(float (*S)[MN + Pad]) const {
@@ -192,15 +207,12 @@ struct StreamingTileLoader {
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
       const int v = valid(i, o, k0, whole_slice);
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
-                   "l"(v > 0 ? ptr[i] : o.X), "r"(v * 4));
+                   "l"(v > 0 ? chunk(i) : o.X), "r"(v * 4));
     }
   }
 
   __device__ void advance() {
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      if (whole[i] > 0) ptr[i] += step;
-    }
+    if (inside > 0) ptr += step;
   }
 };
 

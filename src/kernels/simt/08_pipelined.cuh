@@ -10,9 +10,11 @@
 //   * operands that must be transposed on the way (A with op N, B with op T)
 //     are loaded into registers (LDG.128) before the math and written to
 //     shared memory after it, so their latency hides behind the FMAs too.
-// One barrier per k-slice instead of two. Blocks are launched in a swizzled
-// order (groups of 8 block-rows) so that the blocks resident together share
-// panels of A and B in L2.
+// (Copying them with 4-byte cp.async instead, one element at a time, lost up
+// to 23%: docs/ladder.md.) One barrier per k-slice instead of two. Blocks
+// are launched in a swizzled order (groups of 8 block-rows) so that the
+// blocks resident together share panels of A and B in L2. Where a thread's
+// tile is taller than wide, its FFMAs go column by column (kDownColumns).
 //
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
@@ -88,6 +90,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
     for (int g = 0; g < FN; ++g) device::lds4(&fb[buf][4 * g], &Bs[s][kk][col0 + g * kColStep]);
   };
 
+  // The order of a step's FFMAs decides where ptxas puts the next step's
+  // fragment loads (it schedules the whole unrolled slice itself, whatever
+  // the order of the source). Row by row (r outer) with 16 x 8 per thread, it
+  // bunches them: six LDS.128 in a row just before the FFMAs that need them,
+  // the warp stalled 4 cycles after each. Column by column, down one column
+  // and up the next, it spreads them among the FFMAs. On the H100 at 4096^3
+  // that made 128 x 256 (16 x 8 per thread) 2.8% (NN) to 7.8% (TN) faster
+  // and 64 x 64 (8 x 4) 1.6%; 128 x 128 (8 x 8) lost 2% and keeps rows.
+  constexpr bool kDownColumns = TM > TN;
   float acc[TM][TN] = {};
   fetch(0, k_begin);
   land(0);
@@ -101,9 +112,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
     for (int kk = 0; kk < BK; ++kk) {
       if (kk + 1 < BK) read_fragments(s, kk + 1, (kk + 1) % 2);
 #pragma unroll
-      for (int r = 0; r < TM; ++r)
-#pragma unroll
-        for (int c = 0; c < TN; ++c) acc[r][c] += fa[kk % 2][r] * fb[kk % 2][c];
+      for (int u = 0; u < TM * TN; ++u) {
+        const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
+        const int c = kDownColumns ? u / TM : u % TN;
+        acc[r][c] += fa[kk % 2][r] * fb[kk % 2][c];
+      }
     }
     if (more) land(s ^ 1);
     __syncthreads();
