@@ -93,8 +93,8 @@ const std::vector<KernelEntry>& registry() {
       pipelined<Pipelined128x256, true, false>("pipelined_128x256",
                                                "step 08, 128x256 tiles, 16-deep k-slices, 16x8 results per thread"),
       pipelined<Pipelined64x64, true, false>("pipelined_64x64", "step 08, 64x64 tiles for small outputs"),
-      pipelined<Pipelined128x128, false, false>("pipelined_any",
-                                                "step 08 for unaligned operands: element-wise global access"),
+      pipelined<PipelinedAny128x128, false, false>(
+          "pipelined_any", "step 08 for unaligned operands: element-wise global access, 128x128 tiles, 16x8 per thread"),
       pipelined<Pipelined64x64, false, false>("pipelined_any_64x64", "step 08 for unaligned operands, 64x64 tiles"),
       pipelined<Pipelined64x64, true, true>("pipelined_splitk",
                                             "step 08, 64x64 tiles, k split across blocks for small outputs"),

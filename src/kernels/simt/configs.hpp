@@ -51,6 +51,12 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
 using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64>;     // 16x8 per lane, 1 block/SM: large outputs
 using Pipelined64x64 = WarptileConfig<64, 64, 8, 32, 32, 4>;       // 8x4 per lane, 128 threads: small outputs
+// The unaligned 128x128 kernel (element-wise global loads) runs on 4 warps
+// with 16x8 per lane: +17% at 4096^3 over 8 warps of 8x8 on the H100 (+9% at
+// 3072^3, -1% at 5120^3). The aligned one keeps 8x8, which the 4-warp shape
+// beat at 4096^3 (+2.6%) but lost to at 3072^3 (-12%) and 5120^3 (-3%),
+// the shapes tuning gives it (docs/ladder.md).
+using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2>;  // 16x8 per lane, 128 threads
 
 // Step 08's split-k variants cut k into at most kMaxSplits parts of at least
 // kMinSplitDepth (aiming at two blocks per SM); auto-dispatch splits only
