@@ -15,14 +15,19 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   };
   auto area = [](const KernelEntry& e) { return int64_t(e.info.tile_m) * e.info.tile_n; };
   auto fills = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * sms * e.blocks_per_sm); };
-  const KernelEntry* fill = nullptr;   // largest tile that fills the GPU
+  // The blocks the busiest SM runs, times their area, over the kernel's speed.
+  auto time = [&](const KernelEntry& e) { return double((blocks(e) + sms - 1) / sms * area(e)) / e.speed; };
+  auto faster = [&](const KernelEntry& e, const KernelEntry& than) {
+    return time(e) < time(than) || (time(e) == time(than) && area(e) > area(than));
+  };
+  const KernelEntry* fill = nullptr;   // the fastest (estimated) of the tiles that fill the GPU
   const KernelEntry* most = nullptr;   // most blocks (on a tie, the smaller tile: less idle work)
   const KernelEntry* split = nullptr;  // a split-k kernel
   for (const KernelEntry* e : candidates) {
     if (e->info.split_k) {
       if (!split) split = e;
     } else {
-      if (fills(*e) && (!fill || area(*e) > area(*fill))) fill = e;
+      if (fills(*e) && (!fill || faster(*e, *fill))) fill = e;
       if (!most || blocks(*e) > blocks(*most) || (blocks(*e) == blocks(*most) && area(*e) < area(*most))) most = e;
     }
   }

@@ -26,12 +26,15 @@ KernelEntry simt(const char* name, int step, const char* summary, int alignment,
   return {info, impl::launch_simt<Launch>};
 }
 
-// One configuration of step 08.
+// One configuration of step 08. speed: its throughput relative to the
+// step's fastest configuration (KernelEntry::speed; the values are the
+// H100's at 4096^3, docs/ladder.md "Auto-dispatch and tuning").
 template <class Cfg, bool Aligned, bool SplitK>
-KernelEntry pipelined(const char* name, const char* summary) {
+KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0) {
   KernelEntry e = simt<impl::launch_pipelined<Cfg, Aligned, SplitK>>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
   e.info.split_k = SplitK;
   e.blocks_per_sm = Cfg::kMinBlocks;
+  e.speed = speed;
   return e;
 }
 
@@ -52,11 +55,14 @@ KernelEntry wmma(const char* name, DType ab, const char* summary) {
 }
 
 // One configuration of step 10 for one input type: A and B in 16-byte units.
+// speed as for step 08 (the H200's f16 and tf32 at 4096^3).
 template <class Cfg, DType AB>
-KernelEntry mma(const char* name, const char* summary) {
+KernelEntry mma(const char* name, const char* summary, double speed = 1.0) {
   const int align = int(16 / size_of(AB));
   KernelInfo info{name, 10, summary, tensor_precisions(AB), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
-  return {info, impl::launch_mma<Cfg, AB>, Cfg::kMinBlocks};
+  KernelEntry e{info, impl::launch_mma<Cfg, AB>, Cfg::kMinBlocks};
+  e.speed = speed;
+  return e;
 }
 
 // One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
@@ -89,13 +95,15 @@ const std::vector<KernelEntry>& registry() {
       simt<launch_warptile>("warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", 4,
                             WarptileDefault::kBM, WarptileDefault::kBN),
       pipelined<Pipelined128x128, true, false>(
-          "pipelined", "step 07 double-buffered: cp.async / register prefetch overlap copies with math"),
+          "pipelined", "step 07 double-buffered: cp.async / register prefetch overlap copies with math", 0.92),
       pipelined<Pipelined128x256, true, false>("pipelined_128x256",
                                                "step 08, 128x256 tiles, 16-deep k-slices, 16x8 results per thread"),
-      pipelined<Pipelined64x64, true, false>("pipelined_64x64", "step 08, 64x64 tiles for small outputs"),
+      pipelined<Pipelined64x64, true, false>("pipelined_64x64", "step 08, 64x64 tiles for small outputs", 0.83),
       pipelined<PipelinedAny128x128, false, false>(
-          "pipelined_any", "step 08 for unaligned operands: element-wise global access, 128x128 tiles, 16x8 per thread"),
-      pipelined<Pipelined64x64, false, false>("pipelined_any_64x64", "step 08 for unaligned operands, 64x64 tiles"),
+          "pipelined_any", "step 08 for unaligned operands: element-wise global access, 128x128 tiles, 16x8 per thread",
+          0.87),
+      pipelined<Pipelined64x64, false, false>("pipelined_any_64x64", "step 08 for unaligned operands, 64x64 tiles",
+                                              0.57),
       pipelined<Pipelined64x64, true, true>("pipelined_splitk",
                                             "step 08, 64x64 tiles, k split across blocks for small outputs"),
       pipelined<Pipelined64x64, false, true>("pipelined_any_splitk",
@@ -107,11 +115,11 @@ const std::vector<KernelEntry>& registry() {
       wmma<false>("wmma_bf16_any", DType::kBF16, "step 09 bf16 for unaligned operands"),
       wmma<false>("wmma_tf32_any", DType::kF32, "step 09 tf32 for unaligned operands"),
       mma<Mma128x128, DType::kF16>("mma_f16", "mma.sync m16n8k16 + ldmatrix, swizzled smem, 3-stage cp.async, 128x128x64"),
-      mma<Mma64x64, DType::kF16>("mma_f16_64x64", "step 10 f16, 64x64 tiles for small outputs"),
+      mma<Mma64x64, DType::kF16>("mma_f16_64x64", "step 10 f16, 64x64 tiles for small outputs", 0.71),
       mma<Mma128x128, DType::kBF16>("mma_bf16", "step 10 for bf16 inputs, 128x128x64"),
-      mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles"),
+      mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles", 0.71),
       mma<MmaTf32_128x128, DType::kF32>("mma_tf32", "step 10 for f32 inputs as tf32 (m16n8k8), 128x128x16"),
-      mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles"),
+      mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles", 0.65),
       hopper<launch_mma_tma<DType::kF16>, MmaTmaConfig>(
           "mma_tma_f16", 10, DType::kF16,
           "Hopper: step 10's mma.sync warps fed by a TMA producer, mbarrier ring, persistent, 128x256", true),
