@@ -15,10 +15,11 @@ struct KernelEntry {
   impl::LaunchFn launch;
   int blocks_per_sm = 1;  // blocks one SM holds at once (for the dispatcher's block-count rule)
   bool persistent = false;  // one block (or cluster) per SM walks the tiles (the dispatcher's time estimate)
-  // Persistent kernels: CTAs per cluster (they walk units of `cluster` row
-  // tiles). All: throughput per tile area relative to the step's
-  // fastest configuration (both dispatcher estimates use it). Persistent kernels: whether the last waves are
-  // shared out by k-slices (step 15).
+  // cluster: CTAs per cluster of a persistent kernel (they walk units of
+  // `cluster` row tiles). speed: throughput per tile area relative to the
+  // step's fastest configuration (both dispatcher estimates use it).
+  // stream_k: a persistent kernel's last waves are shared out by k-slices
+  // (step 15).
   int cluster = 1;
   double speed = 1.0;
   bool stream_k = false;
