@@ -53,6 +53,21 @@ TEST(Heuristic, FewerSmsNeedFewerBlocks) {
   EXPECT_EQ(pick(1024, 1024, 1024, true, 16), "pipelined_128x256");  // 32 blocks fill 16 SMs
 }
 
+// Step 10 (mma.sync, f16), as auto-dispatch sees it without Hopper: 64x64 is
+// 0.71 of 128x128's speed per area, so it takes over only where 128x128 does
+// not fill the GPU.
+TEST(Heuristic, MmaKeepsTheLargerTileWhereBothFill) {
+  std::vector<const tessel::KernelEntry*> f16;
+  for (const auto& e : tessel::registry()) {
+    if (e.info.ladder_step == 10 && !e.persistent && e.info.precisions[0].ab == tessel::DType::kF16) f16.push_back(&e);
+  }
+  ASSERT_EQ(f16.size(), 2u);
+  auto pick = [&](int64_t s) { return tessel::pick_by_blocks(f16, s, s, s, 132)->info.name; };
+  EXPECT_EQ(pick(3072), "mma_f16");  // 576 blocks of 128x128: 5 per SM; 2304 of 64x64: 18, at 0.71 the speed
+  EXPECT_EQ(pick(4096), "mma_f16");
+  EXPECT_EQ(pick(1024), "mma_f16_64x64");  // neither fills: the most blocks
+}
+
 TEST(Heuristic, NoCandidatesNoChoice) {
   EXPECT_EQ(tessel::pick_by_blocks({}, 10, 10, 10, 132), nullptr);
   EXPECT_EQ(tessel::pick_persistent({}, 10, 10, 10, 132), nullptr);
