@@ -46,8 +46,8 @@ struct WarptileConfig {  // steps 07 and 08
 using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x8 per lane
 
 // Step 08's compiled configurations (each a registered kernel). Measured
-// alternatives that lost (256x128, 8-warp 128x128 with k16, 4-warp 128x128,
-// 128x256 with k8 or k32) are in docs/ladder.md.
+// alternatives that lost (256x128, 8-warp 128x128 with k16, 4-warp 128x128
+// for aligned calls, 128x256 with k8 or k32) are in docs/ladder.md.
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
 using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64>;     // 16x8 per lane, 1 block/SM: large outputs
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
