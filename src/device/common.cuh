@@ -47,6 +47,27 @@ __device__ __forceinline__ void store_row4(const SgemmArgs& p, int64_t i, int64_
   }
 }
 
+// C[i][j..j+3] += alpha * acc, atomically (split-k: the parts of k add up
+// in C), for the columns inside C; with Aligned on sm_90 and later, one
+// 16-byte atomic when all four are inside.
+template <bool Aligned = true>
+__device__ __forceinline__ void add_row4(const SgemmArgs& p, int64_t i, int64_t j, float4 acc) {
+  if (i >= p.m) return;
+  float* c = p.C + i * p.ldc + j;
+  const float4 v = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
+#if __CUDA_ARCH__ >= 900
+  if (Aligned && j + 4 <= p.n) {
+    atomicAdd(reinterpret_cast<float4*>(c), v);
+    return;
+  }
+#endif
+  const float a[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int e = 0; e < 4; ++e) {
+    if (j + e < p.n) atomicAdd(c + e, a[e]);
+  }
+}
+
 // dst[0..3] = src[0..3] as one 16-byte shared-memory load (src 16-byte aligned).
 __device__ __forceinline__ void lds4(float* dst, const float* src) {
   const float4 v = *reinterpret_cast<const float4*>(src);

@@ -8,32 +8,48 @@
 
 namespace tessel {
 
+namespace {
+
+// A split-k kernel's pass that scales C by beta and its atomic adds cost
+// about 1% even with k not cut (H100, 128x256 at 3072^3); asking 2% keeps
+// auto-dispatch off split-k where the estimate gains less than that.
+constexpr double kSplitKCost = 1.02;
+
+}  // namespace
+
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms) {
-  auto blocks = [&](const KernelEntry& e) {
+  k = std::max<int64_t>(k, 1);
+  auto tiles = [&](const KernelEntry& e) {
     return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
   };
+  // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
+  auto depth = [&](const KernelEntry& e) {
+    if (!e.info.split_k) return k;
+    return impl::split_depth(k, impl::split_count(tiles(e), k, sms, e.blocks_per_sm, e.k_slice), e.k_slice);
+  };
+  auto blocks = [&](const KernelEntry& e) { return tiles(e) * ((k + depth(e) - 1) / depth(e)); };
   auto area = [](const KernelEntry& e) { return int64_t(e.info.tile_m) * e.info.tile_n; };
   auto fills = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * sms * e.blocks_per_sm); };
-  // The blocks the busiest SM runs, times their area, over the kernel's speed.
-  auto time = [&](const KernelEntry& e) { return double((blocks(e) + sms - 1) / sms * area(e)) / e.speed; };
-  auto faster = [&](const KernelEntry& e, const KernelEntry& than) {
-    return time(e) < time(than) || (time(e) == time(than) && area(e) > area(than));
+  // The blocks the busiest SM runs, times their volume (area x depth), over
+  // the kernel's speed; for split-k, each part's depth plus kSplitPartCost,
+  // and kSplitKCost for the whole.
+  auto time = [&](const KernelEntry& e) {
+    const int64_t d = e.info.split_k ? depth(e) + impl::kSplitPartCost : depth(e);
+    const double t = double((blocks(e) + sms - 1) / sms) * double(area(e)) * double(d) / e.speed;
+    return e.info.split_k ? t * kSplitKCost : t;
   };
-  const KernelEntry* fill = nullptr;   // the fastest (estimated) of the tiles that fill the GPU
-  const KernelEntry* most = nullptr;   // most blocks (on a tie, the smaller tile: less idle work)
-  const KernelEntry* split = nullptr;  // a split-k kernel
+  auto faster = [&](const KernelEntry& e, const KernelEntry& than) {
+    const double te = time(e), tt = time(than);
+    return te < tt || (te == tt && area(e) > area(than));
+  };
+  const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU
+  const KernelEntry* most = nullptr;  // most blocks (on a tie, the smaller tile: less idle work)
   for (const KernelEntry* e : candidates) {
-    if (e->info.split_k) {
-      if (!split) split = e;
-    } else {
-      if (fills(*e) && (!fill || faster(*e, *fill))) fill = e;
-      if (!most || blocks(*e) > blocks(*most) || (blocks(*e) == blocks(*most) && area(*e) < area(*most))) most = e;
-    }
+    if (fills(*e) && (!fill || faster(*e, *fill))) fill = e;
+    if (!most || blocks(*e) > blocks(*most) || (blocks(*e) == blocks(*most) && area(*e) < area(*most))) most = e;
   }
-  if (fill) return fill;
-  if (split && (k >= 2 * impl::kMinSplitDepth || !most)) return split;
-  return most;
+  return fill ? fill : most;
 }
 
 double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms) {

@@ -8,15 +8,16 @@
 
 namespace tessel {
 
-// Among candidates that can all take an m x n x k call, of the tiles whose
-// block count fills every one of `sms` SMs with as many blocks as it holds
-// (too few blocks leave SMs idle), the one with the least estimated time:
-// the blocks the busiest SM runs, ceil(blocks / sms), times the tile area,
-// over the kernel's relative speed (KernelEntry::speed: larger tiles reuse
-// more of each load; a partial last wave of large tiles can still lose, as
-// 128x256 does at 3072^3), the larger tile on a tie; failing that, a split-k
-// kernel when k is deep enough to split; else the tile that gives the most
-// blocks (the smaller on a tie). Null for no candidates.
+// Among candidates that can all take an m x n x k call, of those whose
+// blocks fill every one of `sms` SMs with as many blocks as it holds (too
+// few blocks leave SMs idle; a split-k kernel's blocks are its tiles times
+// the parts it cuts k into, impl::split_count), the one with the least
+// estimated time: the blocks the busiest SM runs, times their volume (tile
+// area x k-depth), over the kernel's relative speed (KernelEntry::speed:
+// larger tiles reuse more of each load; a partial last wave of large tiles
+// can still lose, as 128x256 does at 3072^3), split-k kernels a little more
+// for their extra pass over C; the larger tile on a tie. If none fills, the
+// one with the most blocks (the smaller tile on a tie). Null for no candidates.
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms);
 

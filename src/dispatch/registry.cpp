@@ -35,6 +35,7 @@ KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0)
   e.info.split_k = SplitK;
   e.blocks_per_sm = Cfg::kMinBlocks;
   e.speed = speed;
+  e.k_slice = Cfg::kBK;
   return e;
 }
 
@@ -105,9 +106,13 @@ const std::vector<KernelEntry>& registry() {
       pipelined<Pipelined64x64, false, false>("pipelined_any_64x64", "step 08 for unaligned operands, 64x64 tiles",
                                               0.69),
       pipelined<Pipelined64x64, true, true>("pipelined_splitk",
-                                            "step 08, 64x64 tiles, k split across blocks for small outputs"),
+                                            "step 08, 64x64 tiles, k split across blocks for small outputs", 0.92),
       pipelined<Pipelined64x64, false, true>("pipelined_any_splitk",
-                                             "step 08 for unaligned operands, k split across blocks"),
+                                             "step 08 for unaligned operands, k split across blocks", 0.69),
+      pipelined<Pipelined128x256, true, true>("pipelined_128x256_splitk",
+                                              "step 08, 128x256 tiles, k split across blocks for small outputs"),
+      pipelined<PipelinedAny128x128, false, true>(
+          "pipelined_any_128x128_splitk", "step 08 for unaligned operands, 128x128 tiles, k split across blocks", 0.87),
       wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),
       wmma<true>("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
       wmma<true>("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),

@@ -20,9 +20,11 @@ struct KernelEntry {
   // step's fastest configuration (both dispatcher estimates use it).
   // stream_k: a persistent kernel's last waves are shared out by k-slices
   // (step 15).
+  // k_slice: a split-k kernel cuts k into parts of whole k_slice-deep slices.
   int cluster = 1;
   double speed = 1.0;
   bool stream_k = false;
+  int k_slice = 1;
 };
 
 // In ladder order.

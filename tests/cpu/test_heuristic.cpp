@@ -4,6 +4,7 @@
 
 #include "dispatch/heuristic.hpp"
 #include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/simt/configs.hpp"
 
 namespace {
 
@@ -25,28 +26,47 @@ TEST(Heuristic, LargeOutputsTakeTheLargestTile) {
 
 TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // 3072^3: 288 blocks of 128x256 are 3 per SM on the busiest (2.2 waves);
-  // 576 of 128x128 are 5 per SM at half the area, 2304 of 64x64 18 at a
-  // quarter: both beat 128x256 although slower per area, 64x64 most (on the
-  // H100: 40.6 and 36.9 TFLOP/s against 33.6).
-  EXPECT_EQ(pick(3072, 3072, 3072, true), "pipelined_64x64");
-  EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any");
-  // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves), 6400 of
-  // 64x64 49 (48.5): 64x64 wins (H100: 41.5 against 40.7 TFLOP/s). 6144^3 and
-  // up: the waves come out nearly even, and 128x256 is faster per area.
-  EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_64x64");
+  // cut k four ways, 1152 blocks of 768-deep parts are 9 (8.7 waves), and
+  // 2304 unsplit 64x64 blocks 18 at a quarter of the area. The split 128x256
+  // is estimated fastest (on the H100, cut five ways: 42.7 TFLOP/s against
+  // 40.8 for 64x64 and 33.8 for unsplit 128x256).
+  EXPECT_EQ(pick(3072, 3072, 3072, true), "pipelined_128x256_splitk");
+  EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any_128x128_splitk");
+  // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves), 6400
+  // of 64x64 49 (48.5); cut five ways, 4000 blocks of 128x256 take 31 (30.3)
+  // (H100: 44.8 TFLOP/s against 41.5 for 64x64 and 40.7 for 128x256 uncut).
+  EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_128x256_splitk");
+  // 6144^3 and up: the waves come out nearly even, and 128x256 is faster per area.
   EXPECT_EQ(pick(6144, 6144, 6144, true), "pipelined_128x256");
   EXPECT_EQ(pick(7168, 7168, 7168, true), "pipelined_128x256");
 }
 
-TEST(Heuristic, SmallOutputsSplitKWhenKIsDeep) {
-  EXPECT_EQ(pick(1024, 1024, 1024, true), "pipelined_splitk");   // 256 blocks of 64x64 < 0.9 x 132 x 4
+TEST(Heuristic, SmallOutputsSplitK) {
+  // 1024^3: 32 tiles of 128x256, k cut four ways: one block per SM (H100:
+  // 98.5% of cuBLAS against 88.3% for 64x64 cut in two).
+  EXPECT_EQ(pick(1024, 1024, 1024, true), "pipelined_128x256_splitk");
   EXPECT_EQ(pick(127, 4097, 1000, false), "pipelined_any_splitk");
-  EXPECT_EQ(pick(4096, 64, 8192, true), "pipelined_splitk");
+  EXPECT_EQ(pick(4096, 64, 8192, true), "pipelined_splitk");  // 128x256 would waste 3/4 of its columns
+}
+
+TEST(Heuristic, SplitKOnlyWhereItPays) {
+  EXPECT_EQ(pick(2048, 2048, 1024, true), "pipelined_128x256");  // one whole wave already
+  EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256");
+  EXPECT_EQ(pick(8192, 8192, 8192, true), "pipelined_128x256");
 }
 
 TEST(Heuristic, SmallOutputsWithShallowKTakeTheMostBlocks) {
-  EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");
+  EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");  // too shallow to cut (H100: 14% faster uncut)
   EXPECT_EQ(pick(7, 7, 7, false), "pipelined_any_64x64");
+}
+
+TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
+  using tessel::impl::split_count;
+  EXPECT_EQ(split_count(32, 1024, 132, 1, 16), 4);    // 128 blocks of 256
+  EXPECT_EQ(split_count(288, 3072, 132, 1, 16), 4);   // 1152 blocks of 768: 9 per SM
+  EXPECT_EQ(split_count(256, 1024, 132, 4, 16), 2);   // 512 blocks fill 4 per SM
+  EXPECT_EQ(split_count(10, 200, 132, 1, 16), 1);     // k too shallow to cut
+  EXPECT_EQ(split_count(1, 1 << 20, 132, 1, 16), tessel::impl::kMaxSplits);
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {

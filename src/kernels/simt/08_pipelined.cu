@@ -8,6 +8,7 @@ template cudaError_t launch_pipelined<Pipelined128x128, true, false>(const Sgemm
 template cudaError_t launch_pipelined<Pipelined64x64, true, false>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, true, true>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<PipelinedAny128x128, false, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<PipelinedAny128x128, false, true>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, false, false>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, false, true>(const SgemmArgs&, cudaStream_t);
 

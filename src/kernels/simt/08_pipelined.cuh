@@ -127,13 +127,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
 #pragma unroll
     for (int g = 0; g < FN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
+      const float4 sums = make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]);
       if constexpr (SplitK) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          if (i < p.m && j + e < p.n) atomicAdd(p.C + i * p.ldc + j + e, p.alpha * acc[r][4 * g + e]);
-        }
+        device::add_row4<Aligned>(p, i, j, sums);
       } else {
-        device::store_row4<Aligned>(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+        device::store_row4<Aligned>(p, i, j, sums);
       }
     }
 }
@@ -150,8 +148,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
     if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
     const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
-    const int64_t want = std::max<int64_t>(1, std::min({device::ceil_div(2 * sms, tiles), args.k / kMinSplitDepth, kMaxSplits}));
-    per_split = device::ceil_div(device::ceil_div(args.k, want), Cfg::kBK) * Cfg::kBK;
+    per_split = split_depth(args.k, split_count(tiles, args.k, sms, Cfg::kMinBlocks, Cfg::kBK), Cfg::kBK);
     splits = device::ceil_div(args.k, per_split);
     // C = beta * C now; the splits then add alpha * (their part of op(A) op(B)).
     if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;

@@ -9,5 +9,6 @@
 namespace tessel::impl {
 
 template cudaError_t launch_pipelined<Pipelined128x256, true, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x256, true, true>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -6,6 +6,7 @@
 //             grid, each lane holding (WM/4) x (WN/8) results as 4x4 fragments
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace tessel::impl {
@@ -62,10 +63,37 @@ using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane,
 // the shapes tuning gives it (docs/ladder.md).
 using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2>;  // 16x8 per lane, 128 threads
 
-// Step 08's split-k variants cut k into at most kMaxSplits parts of at least
-// kMinSplitDepth (aiming at two blocks per SM); auto-dispatch splits only
-// where k holds two such parts.
+// Step 08's split-k variants cut k into at most kMaxSplits parts, about
+// kMinSplitDepth deep at the least (k / kMinSplitDepth rounded); each part
+// adds its sums to C atomically (C scaled by beta first). Beyond its FMAs a
+// part costs about kSplitPartCost of k-depth (fitted on the H100: 128x256
+// tiles at 1024^3 and 3072^3 cut 2 to 8 ways). On the H100, 1024x1024x300 in
+// two 160-deep parts ran 14% slower than uncut; 127x4097x1000 in four
+// 256-deep parts 5% faster than in three.
 constexpr int64_t kMinSplitDepth = 256;
 constexpr int64_t kMaxSplits = 64;
+constexpr int64_t kSplitPartCost = 32;
 
+// The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
+inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
+  return ((k + splits - 1) / splits + bk - 1) / bk * bk;
+}
+
+// How many parts to cut k (>= 1) into for `tiles` output tiles on `sms` SMs
+// that hold `blocks_per_sm` blocks each: of the counts whose blocks fill
+// every SM, the one whose busiest SM has the least to do (its blocks times
+// their depth plus kSplitPartCost), the fewest on a tie; if none fills (k
+// too shallow to cut that often), as many as k allows.
+inline int64_t split_count(int64_t tiles, int64_t k, int sms, int blocks_per_sm, int64_t bk) {
+  const int64_t most = std::max<int64_t>(1, std::min(kMaxSplits, (k + kMinSplitDepth / 2) / kMinSplitDepth));
+  const int64_t slots = int64_t(sms) * blocks_per_sm;
+  int64_t best = most, best_work = -1;
+  for (int64_t s = 1; s <= most; ++s) {
+    const int64_t depth = split_depth(k, s, bk), blocks = tiles * ((k + depth - 1) / depth);
+    if (10 * blocks < 9 * slots) continue;  // leaves SMs short of blocks
+    const int64_t work = (blocks + sms - 1) / sms * (depth + kSplitPartCost);
+    if (best_work < 0 || work < best_work) best = s, best_work = work;
+  }
+  return best;
+}
 }  // namespace tessel::impl
