@@ -8,15 +8,6 @@
 
 namespace tessel {
 
-namespace {
-
-// A split-k kernel's pass that scales C by beta and its atomic adds cost
-// about 1% even with k not cut (H100, 128x256 at 3072^3); asking 2% keeps
-// auto-dispatch off split-k where the estimate gains less than that.
-constexpr double kSplitKCost = 1.02;
-
-}  // namespace
-
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms) {
   k = std::max<int64_t>(k, 1);
@@ -31,13 +22,11 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   auto blocks = [&](const KernelEntry& e) { return tiles(e) * ((k + depth(e) - 1) / depth(e)); };
   auto area = [](const KernelEntry& e) { return int64_t(e.info.tile_m) * e.info.tile_n; };
   auto fills = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * sms * e.blocks_per_sm); };
-  // The blocks the busiest SM runs, times their volume (area x depth), over
-  // the kernel's speed; for split-k, each part's depth plus kSplitPartCost,
-  // and kSplitKCost for the whole.
+  // The blocks the busiest SM runs, times their volume (area x depth; for
+  // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
   auto time = [&](const KernelEntry& e) {
     const int64_t d = e.info.split_k ? depth(e) + impl::kSplitPartCost : depth(e);
-    const double t = double((blocks(e) + sms - 1) / sms) * double(area(e)) * double(d) / e.speed;
-    return e.info.split_k ? t * kSplitKCost : t;
+    return double((blocks(e) + sms - 1) / sms) * double(area(e)) * double(d) / e.speed;
   };
   auto faster = [&](const KernelEntry& e, const KernelEntry& than) {
     const double te = time(e), tt = time(than);

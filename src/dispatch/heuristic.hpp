@@ -15,9 +15,10 @@ namespace tessel {
 // estimated time: the blocks the busiest SM runs, times their volume (tile
 // area x k-depth), over the kernel's relative speed (KernelEntry::speed:
 // larger tiles reuse more of each load; a partial last wave of large tiles
-// can still lose, as 128x256 does at 3072^3), split-k kernels a little more
-// for their extra pass over C; the larger tile on a tie. If none fills, the
-// one with the most blocks (the smaller tile on a tie). Null for no candidates.
+// can still lose, as 128x256 does at 3072^3; a split-k part costs
+// impl::kSplitPartCost of depth more), the larger tile on a tie. If none
+// fills, the one with the most blocks (the smaller tile on a tie). Null for
+// no candidates.
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms);
 
