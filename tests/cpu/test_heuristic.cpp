@@ -38,7 +38,7 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_128x256_splitk");
   // 6144^3: 1152 blocks of 128x256, 9 rounds (8.7 waves); cut four ways, 35
   // rounds (34.9) of quarter depth. 8192^3: 16 rounds (15.5), cut three ways
-  // 47 (46.5) (tuned on the H100: +1.8% and +2.6% over uncut). 7168^3: 12
+  // 47 (46.5) (tuned on the H100: +1.6% and +2.6% over uncut). 7168^3: 12
   // rounds (11.9), nothing to gain.
   EXPECT_EQ(pick(6144, 6144, 6144, true), "pipelined_128x256_splitk");
   EXPECT_EQ(pick(7168, 7168, 7168, true), "pipelined_128x256");
