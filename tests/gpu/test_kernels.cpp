@@ -54,8 +54,9 @@ std::vector<Shape> shapes() {
       {64, 127, 1},    {127, 64, 1024}, {2, 31, 257},   {31, 2, 127},   {255, 1000, 33},  {1000, 255, 31},
       {1024, 1000, 1}, {33, 31, 1000}, {7, 33, 0},      {1000, 1, 0},
       // More 128x256 tiles than an H100 has SMs (persistent blocks take several), with
-      // rows in and not in 16-byte units (TMA-store and direct epilogues).
-      {2100, 2100, 300}, {2100, 2048, 300}};
+      // rows in and not in 16-byte units (TMA-store and direct epilogues); k of two
+      // slices, fewer than the chunks a held tile leaves in (steps 14-15).
+      {2100, 2100, 300}, {2100, 2048, 300}, {2100, 2048, 100}};
   s.insert(s.end(), crossed.begin(), crossed.end());
   return s;
 }

@@ -20,6 +20,11 @@
 //    stores of one tile overlap the wgmmas of the next; with beta != 0 the
 //    chunks of C come into the same buffers by TMA loads first. (C, ldc or n not in 16-byte
 //    units: direct stores from registers, as before.)
+//  - With 16-bit C and beta = 0 a tile's results do not even hold up the
+//    next tile: they are rounded into 64 registers of packed pairs
+//    (HeldTile) and written out one chunk per k-slice while the next tile's
+//    first four slices multiply, so the tensor cores no longer idle for the
+//    epilogue (bf16 4096^3 on an H100: 99.3-99.6% -> 100.8-101.0% of cuBLAS).
 //  - The persistent grid is as many clusters as the GPU runs at once
 //    (cudaOccupancyMaxActiveClusters), each walking pairs of tiles. The
 //    CTAs meet at a cluster barrier after setting up their barriers, and a
@@ -76,15 +81,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
-    const int consumer = warpgroup - 1, row0 = consumer * 64;
-    float acc[Cfg::kBN / 2];
-    StoreState store;
-    for (int tile = first; tile < cluster_tiles; tile += stride) {
-      int m0, n0;
-      tiles.origin(tile, rank, m0, n0);
-      consume_tile<T>(acc, smem, ring, row0, slices, t == 0);
-      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
-    }
+    consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, slices, first, cluster_tiles,
+                                   stride, [&](int tile, int& m0, int& n0) { tiles.origin(tile, rank, m0, n0); });
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }

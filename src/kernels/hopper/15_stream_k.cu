@@ -32,7 +32,9 @@
 //    times each), so the plan (kernels/hopper/stream_k_plan.hpp) shares
 //    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
 //    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
-//    tiles.
+//    tiles, held-tile epilogue included. Where the plan shares, results
+//    leave after each tile: the held registers and the hand-over code
+//    together did not fit the consumers' 232 registers (ptxas spilled).
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
 // C any alignment. f16 and bf16 inputs, FP32 accumulation.
@@ -142,27 +144,32 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     const int consumer = warpgroup - 1, row0 = consumer * 64, barrier = 1 + consumer;
     // Slot of consumer warpgroup `consumer` of CTA `rank` of cluster c.
     auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
-    float acc[N];
-    StoreState store;
-    walk([&](int u, int k0, int k1) {
-      consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
-      if (k1 < slices) {  // the unit's last slices belong to a later cluster: hand these sums to it
-        save_partial(reinterpret_cast<float4*>(sk.partials) + int64_t(slot(cluster)) * N / 4 * sm90::kWarpgroup,
-                     sk.flags + slot(cluster), acc, t, barrier);
-        return;
-      }
-      if (k0 > 0) {  // earlier clusters computed the first slices: add their sums
-        const int unit_start = (u - sk.whole) * slices;
-        for (int c = cluster - 1;; --c) {
-          add_partial(reinterpret_cast<const float4*>(sk.partials) + int64_t(slot(c)) * N / 4 * sm90::kWarpgroup,
-                      sk.flags + slot(c), acc, t, barrier);
-          if (sk.run_begin(c) <= unit_start) break;
+    if (sk.sharing == 0) {  // whole units only: step 14's schedule, results held as there
+      consume_tiles<T, N>(p, &map_c, tma_store, smem, ring, consumer, t, slices, cluster, sk.whole, clusters,
+                          [&](int u, int& m0, int& n0) { tiles.origin(u, rank, m0, n0); });
+    } else {
+      float acc[N];
+      StoreState store;
+      walk([&](int u, int k0, int k1) {
+        consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
+        if (k1 < slices) {  // the unit's last slices belong to a later cluster: hand these sums to it
+          save_partial(reinterpret_cast<float4*>(sk.partials) + int64_t(slot(cluster)) * N / 4 * sm90::kWarpgroup,
+                       sk.flags + slot(cluster), acc, t, barrier);
+          return;
         }
-      }
-      int m0, n0;
-      tiles.origin(u, rank, m0, n0);
-      store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
-    });
+        if (k0 > 0) {  // earlier clusters computed the first slices: add their sums
+          const int unit_start = (u - sk.whole) * slices;
+          for (int c = cluster - 1;; --c) {
+            add_partial(reinterpret_cast<const float4*>(sk.partials) + int64_t(slot(c)) * N / 4 * sm90::kWarpgroup,
+                        sk.flags + slot(c), acc, t, barrier);
+            if (sk.run_begin(c) <= unit_start) break;
+          }
+        }
+        int m0, n0;
+        tiles.origin(u, rank, m0, n0);
+        store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
+      });
+    }
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
