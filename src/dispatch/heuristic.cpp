@@ -11,32 +11,38 @@ namespace tessel {
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms) {
   k = std::max<int64_t>(k, 1);
-  auto tiles = [&](const KernelEntry& e) {
-    return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+  struct Estimate {
+    int64_t blocks = 0, area = 0;
+    bool fills = false;
+    double time = 0.0;
   };
-  // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
-  auto depth = [&](const KernelEntry& e) {
-    if (!e.info.split_k) return k;
-    return impl::split_depth(k, impl::split_count(tiles(e), k, sms, e.blocks_per_sm, e.k_slice), e.k_slice);
-  };
-  auto blocks = [&](const KernelEntry& e) { return tiles(e) * ((k + depth(e) - 1) / depth(e)); };
-  auto area = [](const KernelEntry& e) { return int64_t(e.info.tile_m) * e.info.tile_n; };
-  auto fills = [&](const KernelEntry& e) { return blocks(e) >= int64_t(0.9 * sms * e.blocks_per_sm); };
-  // The blocks the busiest SM runs, times their volume (area x depth; for
-  // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
-  auto time = [&](const KernelEntry& e) {
-    const int64_t d = e.info.split_k ? depth(e) + impl::kSplitPartCost : depth(e);
-    return double((blocks(e) + sms - 1) / sms) * double(area(e)) * double(d) / e.speed;
-  };
-  auto faster = [&](const KernelEntry& e, const KernelEntry& than) {
-    const double te = time(e), tt = time(than);
-    return te < tt || (te == tt && area(e) > area(than));
+  auto estimate = [&](const KernelEntry& e) {
+    Estimate est;
+    const int64_t tiles = ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+    // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
+    const int64_t depth =
+        e.info.split_k ? impl::split_depth(k, impl::split_count(tiles, k, sms, e.blocks_per_sm, e.k_slice), e.k_slice)
+                       : k;
+    est.blocks = tiles * ((k + depth - 1) / depth);
+    est.area = int64_t(e.info.tile_m) * e.info.tile_n;
+    est.fills = est.blocks >= int64_t(0.9 * sms * e.blocks_per_sm);
+    // The blocks the busiest SM runs, times their volume (area x depth; for
+    // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
+    const int64_t volume_depth = e.info.split_k ? depth + impl::kSplitPartCost : depth;
+    est.time = double((est.blocks + sms - 1) / sms) * double(est.area) * double(volume_depth) / e.speed;
+    return est;
   };
   const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU
   const KernelEntry* most = nullptr;  // most blocks (on a tie, the smaller tile: less idle work)
+  Estimate best_fill, best_most;
   for (const KernelEntry* e : candidates) {
-    if (fills(*e) && (!fill || faster(*e, *fill))) fill = e;
-    if (!most || blocks(*e) > blocks(*most) || (blocks(*e) == blocks(*most) && area(*e) < area(*most))) most = e;
+    const Estimate est = estimate(*e);
+    if (est.fills && (!fill || est.time < best_fill.time || (est.time == best_fill.time && est.area > best_fill.area))) {
+      fill = e, best_fill = est;
+    }
+    if (!most || est.blocks > best_most.blocks || (est.blocks == best_most.blocks && est.area < best_most.area)) {
+      most = e, best_most = est;
+    }
   }
   return fill ? fill : most;
 }

@@ -96,4 +96,5 @@ inline int64_t split_count(int64_t tiles, int64_t k, int sms, int blocks_per_sm,
   }
   return best;
 }
+
 }  // namespace tessel::impl
