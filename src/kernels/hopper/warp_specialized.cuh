@@ -222,6 +222,8 @@ struct ChunkStore {
   }
 };
 
+// The epilogue described above for one tile: every chunk of the warp's rows,
+// alpha * acc (+ beta * C) rounded to CT.
 template <class CT, class T, int N>
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const device::TcParams<T>& p,
                                                const float (&acc)[N], int row0, int col0, int t, char* buffers,
