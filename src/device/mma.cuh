@@ -341,6 +341,14 @@ struct Pair<__half> { using type = __half2; };
 template <>
 struct Pair<__nv_bfloat16> { using type = __nv_bfloat162; };
 
+// (v0, v1) rounded to CT, as one pair.
+template <class CT>
+__device__ __forceinline__ typename Pair<CT>::type to_pair(float v0, float v1) {
+  typename Pair<CT>::type out;
+  out.x = from_float<CT>(v0), out.y = from_float<CT>(v1);
+  return out;
+}
+
 // C(i, j..j+1) = alpha * (v0, v1) + beta * C(i, j..j+1) for the columns
 // inside n, rounded once to C's type CT; beta == 0 does not read C.
 template <class CT, class P>
@@ -353,9 +361,7 @@ __device__ __forceinline__ void store_pair(const P& p, int64_t i, int64_t j, flo
       const V old = *reinterpret_cast<const V*>(c);
       v0 += p.beta * to_float(old.x), v1 += p.beta * to_float(old.y);
     }
-    V out;
-    out.x = from_float<CT>(v0), out.y = from_float<CT>(v1);
-    *reinterpret_cast<V*>(c) = out;
+    *reinterpret_cast<V*>(c) = to_pair<CT>(v0, v1);
     return;
   }
   if (j < p.n) c[0] = from_float<CT>(p.beta != 0.0f ? v0 + p.beta * to_float(c[0]) : v0);

@@ -239,9 +239,7 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const d
     w.store(c, kChunks, read_c, state, [&](int j, typename W::Pair old) {
       float v0 = p.alpha * acc[2 * j], v1 = p.alpha * acc[2 * j + 1];
       if (read_c) v0 += p.beta * device::to_float(old.x), v1 += p.beta * device::to_float(old.y);
-      typename W::Pair v;
-      v.x = device::from_float<CT>(v0), v.y = device::from_float<CT>(v1);
-      return v;
+      return device::to_pair<CT>(v0, v1);
     });
   }
 }
@@ -268,8 +266,7 @@ struct HeldTile {
   __device__ void hold(float alpha, const float (&acc)[N], int row, int col) {
 #pragma unroll
     for (int j = 0; j < N / 2; ++j) {
-      typename W::Pair v;
-      v.x = device::from_float<CT>(alpha * acc[2 * j]), v.y = device::from_float<CT>(alpha * acc[2 * j + 1]);
+      const typename W::Pair v = device::to_pair<CT>(alpha * acc[2 * j], alpha * acc[2 * j + 1]);
       words[j] = *reinterpret_cast<const uint32_t*>(&v);
     }
     row0 = row, col0 = col, held = true;
@@ -315,8 +312,10 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
 // each multiplied over all `slices` k-slices and stored. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
-// they leave after each tile (with one tile, holding measured 2-4% slower on
-// the H100 at 2048^3: nothing to overlap). The loop is compiled for each case
+// they leave after each tile (with one tile there is nothing to overlap; a
+// probe holding single tiles ran step 15 at 2048^3 2-4% slower, though with
+// this rule bf16 there stayed 2.5% below the old kernel: docs/ladder.md,
+// step 14 item 10). The loop is compiled for each case
 // (holding: true_type or false_type), so that neither carries the other's
 // registers.
 template <class T, int N, class Ops, int S, class Origin>
