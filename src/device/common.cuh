@@ -25,13 +25,14 @@ __device__ __forceinline__ void store_result(float* C, int64_t ldc, int64_t i, i
 }
 
 // C(i, j..j+3) = alpha * acc + beta * C(i, j..j+3) for the columns inside n;
-// with Aligned, one 16-byte access when all four are inside (needs C 16-byte
-// aligned and ldc a multiple of 4, i.e. the registry's alignment = 4).
+// one 16-byte access when all four are inside and their address allows it
+// (always with Aligned: C 16-byte aligned and ldc a multiple of 4, the
+// registry's alignment = 4).
 template <bool Aligned = true>
 __device__ __forceinline__ void store_row4(const SgemmArgs& p, int64_t i, int64_t j, float4 acc) {
   if (i >= p.m) return;
   float* c = p.C + i * p.ldc + j;
-  if (Aligned && j + 4 <= p.n) {
+  if ((Aligned || reinterpret_cast<uintptr_t>(c) % 16 == 0) && j + 4 <= p.n) {
     float4 out = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
     if (p.beta != 0.0f) {
       const float4 old = *reinterpret_cast<const float4*>(c);
@@ -48,16 +49,27 @@ __device__ __forceinline__ void store_row4(const SgemmArgs& p, int64_t i, int64_
 }
 
 // C[i][j..j+3] += alpha * acc, atomically (split-k: the parts of k add up
-// in C), for the columns inside C; with Aligned on sm_90 and later, one
-// 16-byte atomic when all four are inside.
+// in C), for the columns inside C. On sm_90 and later, when all four are
+// inside, as few vector atomics as the address allows: one 16-byte add
+// (always, with Aligned), two 8-byte adds, or 4 + 8 + 4 bytes.
 template <bool Aligned = true>
 __device__ __forceinline__ void add_row4(const SgemmArgs& p, int64_t i, int64_t j, float4 acc) {
   if (i >= p.m) return;
   float* c = p.C + i * p.ldc + j;
   const float4 v = make_float4(p.alpha * acc.x, p.alpha * acc.y, p.alpha * acc.z, p.alpha * acc.w);
 #if __CUDA_ARCH__ >= 900
-  if (Aligned && j + 4 <= p.n) {
-    atomicAdd(reinterpret_cast<float4*>(c), v);
+  if (j + 4 <= p.n) {
+    const auto at = reinterpret_cast<uintptr_t>(c);
+    if (Aligned || at % 16 == 0) {
+      atomicAdd(reinterpret_cast<float4*>(c), v);
+    } else if (at % 8 == 0) {
+      atomicAdd(reinterpret_cast<float2*>(c), make_float2(v.x, v.y));
+      atomicAdd(reinterpret_cast<float2*>(c + 2), make_float2(v.z, v.w));
+    } else {
+      atomicAdd(c, v.x);
+      atomicAdd(reinterpret_cast<float2*>(c + 1), make_float2(v.y, v.z));
+      atomicAdd(c + 3, v.w);
+    }
     return;
   }
 #endif
@@ -109,6 +121,9 @@ cudaError_t with_ops(Op opA, Op opB, F&& launch) {
 constexpr int64_t kMaxGridY = 65535;
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Whether every row of X starts on a 16-byte boundary: X 16-byte aligned, ld a multiple of 4 floats.
+inline bool in_16_byte_units(const float* X, int64_t ld) { return reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % 4 == 0; }
 
 // Launches launch(sub) over slices of the rows of C, each at most
 // kMaxGridY * rows_per_block rows, for kernels that put row tiles on gridDim.y.

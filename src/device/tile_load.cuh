@@ -216,6 +216,49 @@ struct StreamingTileLoader {
   }
 };
 
+// Step 08's loader for an unaligned operand that needs no transposing (A
+// with op T, B with op N): one 4-byte cp.async per element, zero-filled
+// outside the operand. A warp's lanes take consecutive elements of a stored
+// row, so each copy reads whole sectors, every element once, and no
+// registers hold the slice in flight. (StreamingTileLoader<..., false> reads
+// 16-byte chunks as four 4-byte loads into registers: four loads of each
+// sector.) A thread's elements lie kPass stored rows apart at one position
+// in the row, so it keeps one pointer, as StreamingTileLoader does.
+template <bool KContig, int MN, int BK, int Pad, int Threads>
+struct ElementTileLoader {
+  static_assert(!KContig, "cp.async cannot transpose");
+  static_assert(Threads % MN == 0, "a thread's elements share a position along the stored rows");
+  static constexpr int kPass = Threads / MN;  // stored rows between a thread's elements
+  static constexpr int kPerThread = MN * BK / Threads;
+
+  const float* ptr;  // element 0 in the current slice (the operand's base when outside)
+  int64_t pass;      // elements between element i and element i + 1: kPass stored rows
+  int64_t step;      // elements between one slice of an element and the next
+  bool inside;       // this thread's x lies inside the operand
+
+  __device__ static int x() { return threadIdx.x % MN; }
+  __device__ static int row() { return threadIdx.x / MN; }  // the stored row (k) of element 0
+
+  __device__ ElementTileLoader(const Operand& o, int64_t x0, int64_t k_begin)
+      : pass(kPass * o.ld), step(BK * o.ld), inside(x0 + x() < o.x_ext) {
+    ptr = inside ? element_ptr<false>(o, x0 + x(), k_begin + row()) : o.X;
+  }
+
+  __device__ void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t k0, bool whole_slice) const {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      const int kk = row() + i * kPass;
+      const bool valid = inside && (whole_slice || k0 + kk < o.k_ext);
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(&S[kk][x()])),
+                   "l"(valid ? ptr + i * pass : o.X), "r"(valid ? 4 : 0));
+    }
+  }
+
+  __device__ void advance() {
+    if (inside) ptr += step;
+  }
+};
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 

@@ -30,8 +30,9 @@ cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 // Step 08 for the configurations in kernels/simt/configs.hpp (explicitly
 // instantiated in 08_pipelined.cu and 08_pipelined_128x256.cu). Aligned =
-// false reads A and B element by element; SplitK also splits k across
-// blocks that add into C atomically.
+// false takes any alignment (each operand that is not in 16-byte units is
+// read element by element); SplitK also splits k across blocks that add
+// into C atomically.
 template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 

@@ -16,6 +16,15 @@
 // blocks resident together share panels of A and B in L2. Where a thread's
 // tile is taller than wide, its FFMAs go column by column (kDownColumns).
 //
+// The kernels for unaligned arguments (registered as pipelined_any*) choose
+// per operand at launch: an operand whose rows start on 16-byte boundaries
+// is read as above; one that is not goes element by element, with 4-byte
+// cp.async where no transposing is needed (127x4097x1000 on an H100: 68% ->
+// 79% of cuBLAS with the faster C = beta * C below; large unaligned shapes
+// lost 4% against element-wise loads into registers) and through registers
+// where it is. C's groups of four results are stored or added with the
+// widest accesses their addresses allow.
+//
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
 //
@@ -26,6 +35,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "device/common.cuh"
 #include "device/tile_load.cuh"
@@ -37,15 +47,26 @@ namespace {
 
 constexpr int kSwizzleGroup = 8;
 
+// How one operand is read: 16-byte chunks when Aligned (pointer and leading
+// dimension in 16-byte units), else element by element; either way
+// straight into shared memory with cp.async when it needs no transposing,
+// through registers when it does (KContig).
+template <bool KContig, bool Aligned, int MN, int BK, int Pad, int Threads>
+using PipelinedLoader =
+    std::conditional_t<Aligned || KContig, device::StreamingTileLoader<KContig, MN, BK, Pad, Threads, Aligned>,
+                       device::ElementTileLoader<KContig, MN, BK, Pad, Threads>>;
+
+// AlignedA, AlignedB: the loaders above. AlignedC: C in 16-byte units (else
+// each group of four results is stored or added as its address allows).
 // SplitK: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split) and
 // adds alpha times its partial sums to C atomically (C was scaled by beta first).
-template <class Cfg, bool Aligned, bool SplitK, bool TransA, bool TransB>
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool SplitK, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p, int64_t k_per_split) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
   constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
-  constexpr bool kAsyncA = Aligned && !kTransposeA, kAsyncB = Aligned && !kTransposeB;  // cp.async-able
+  constexpr bool kAsyncA = !kTransposeA, kAsyncB = !kTransposeB;  // copied by cp.async
   // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
   extern __shared__ float4 smem[];
   using ATile = float[BK][BM + Pad];
@@ -62,8 +83,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
   const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
   const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
   const device::Operand a{p.A, p.lda, p.m, k_end}, b{p.B, p.ldb, p.n, k_end};
-  device::StreamingTileLoader<kTransposeA, BM, BK, Pad, Cfg::kThreads, Aligned> load_a(a, i0, k_begin);
-  device::StreamingTileLoader<kTransposeB, BN, BK, Pad, Cfg::kThreads, Aligned> load_b(b, j0, k_begin);
+  PipelinedLoader<kTransposeA, AlignedA, BM, BK, Pad, Cfg::kThreads> load_a(a, i0, k_begin);
+  PipelinedLoader<kTransposeB, AlignedB, BN, BK, Pad, Cfg::kThreads> load_b(b, j0, k_begin);
 
   // Start bringing slice k0 into stage s ...
   auto fetch = [&](int s, int64_t k0) {
@@ -129,9 +150,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
       const float4 sums = make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]);
       if constexpr (SplitK) {
-        device::add_row4<Aligned>(p, i, j, sums);
+        device::add_row4<AlignedC>(p, i, j, sums);
       } else {
-        device::store_row4<Aligned>(p, i, j, sums);
+        device::store_row4<AlignedC>(p, i, j, sums);
       }
     }
 }
@@ -153,18 +174,28 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     // C = beta * C now; the splits then add alpha * (their part of op(A) op(B)).
     if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
   }
-  return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-    auto kernel = pipelined_kernel<Cfg, Aligned, SplitK, ta, tb>;
-    if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-        err != cudaSuccess) {
-      return err;
-    }
-    return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
-      const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
-      kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split);
-      return cudaGetLastError();
+  auto launch = [&](auto aligned_a, auto aligned_b) {
+    return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+      auto kernel = pipelined_kernel<Cfg, aligned_a, aligned_b, Aligned, SplitK, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+          err != cudaSuccess) {
+        return err;
+      }
+      return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
+        const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
+        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split);
+        return cudaGetLastError();
+      });
     });
-  });
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if constexpr (Aligned) {
+    return launch(Yes{}, Yes{});
+  } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
+    const bool a = device::in_16_byte_units(args.A, args.lda), b = device::in_16_byte_units(args.B, args.ldb);
+    return a ? (b ? launch(Yes{}, Yes{}) : launch(Yes{}, No{})) : (b ? launch(No{}, Yes{}) : launch(No{}, No{}));
+  }
 }
 
 }  // namespace tessel::impl
