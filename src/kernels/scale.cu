@@ -8,8 +8,9 @@ namespace tessel::impl {
 namespace {
 
 // Threads along a row of C (x), blocks over rows (y): no index division.
-// (It divided a flat index by n before: 5.4 us for 127 x 4097 on an H100,
-// where writing 2 MB takes about 1.)
+// (It divided a flat 64-bit index by n before: 5.4 us for 127 x 4097 on an
+// H100 by ncu, 3.9 us now; split-k at 1024^3, which scales C first, went
+// from 98% to 101-102% of cuBLAS.)
 template <class T>
 __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc) {
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
