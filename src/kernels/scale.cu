@@ -1,5 +1,7 @@
-// C = beta * C: what a GEMM reduces to when k == 0 or alpha == 0 (BLAS
-// semantics). beta == 0 writes zeros without reading C, so NaN in C goes.
+// Passes over C alone. C = beta * C: what a GEMM reduces to when k == 0 or
+// alpha == 0 (BLAS semantics), and split-k's first step. C = sum of parts +
+// beta * C: split-k's last step where its parts go to a workspace. beta == 0
+// does not read C, so NaN in C goes.
 #include "device/common.cuh"
 #include "device/types.cuh"
 #include "kernels/kernels.hpp"
@@ -21,16 +23,41 @@ __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc
   }
 }
 
+__global__ void sum_parts_kernel(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta,
+                                 float* C, int64_t m, int64_t n, int64_t ldc) {
+  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
+    const float* part = parts + i * ldp + j;
+    float sum = 0.0f;
+    for (int64_t z = 0; z < count; ++z) sum += part[z * part_stride];
+    float* c = C + i * ldc + j;
+    *c = beta == 0.0f ? sum : sum + beta * *c;
+  }
+}
+
+constexpr int kThreads = 256;
+
+// Threads along a row, blocks over rows (at most 65535 of them in y).
+dim3 row_grid(int64_t m, int64_t n) {
+  return dim3(unsigned(device::ceil_div(n, kThreads)), unsigned(std::min<int64_t>(m, 65535)));
+}
+
 }  // namespace
+
+cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, float* C,
+                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream) {
+  if (m == 0 || n == 0) return cudaSuccess;
+  sum_parts_kernel<<<row_grid(m, n), kThreads, 0, stream>>>(parts, count, part_stride, ldp, beta, C, m, n, ldc);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {
   if (beta == 1.0f) return cudaSuccess;
-  constexpr int kThreads = 256;
   if (m == 0 || n == 0) return cudaSuccess;
-  const dim3 blocks(unsigned(device::ceil_div(n, kThreads)), unsigned(std::min<int64_t>(m, 65535)));
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
-    scale_kernel<T><<<blocks, kThreads, 0, stream>>>(beta, static_cast<T*>(C), m, n, ldc);
+    scale_kernel<T><<<row_grid(m, n), kThreads, 0, stream>>>(beta, static_cast<T*>(C), m, n, ldc);
     return cudaGetLastError();
   });
 }

@@ -17,10 +17,11 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   // cudaStreamPerThread is one handle for a different stream in each host thread. Operand
-  // copies are written by one launch and read by the next, so two threads issuing to one
-  // stream must not share their buffer (one's copy could land between the other's copy and
-  // GEMM); step 15's buffer is used by one launch at a time, which the stream serialises.
-  const bool per_thread = stream == cudaStreamPerThread || use == WorkspaceUse::kOperands;
+  // copies and split-k parts are written by one launch and read by the next, so two threads
+  // issuing to one stream must not share their buffer (one's copy could land between the
+  // other's two launches); step 15's buffer is used by one launch at a time, which the
+  // stream serialises.
+  const bool per_thread = stream == cudaStreamPerThread || use != WorkspaceUse::kStreamK;
   const std::thread::id thread = per_thread ? std::this_thread::get_id() : std::thread::id();
   std::lock_guard<std::mutex> lock(mutex);
   Block& b = blocks[{device, stream, thread, use}];

@@ -22,8 +22,10 @@ namespace tessel::impl {
 // done first. Not usable while the stream is being captured into a graph the
 // first time a size is needed (cudaMalloc is not capturable).
 // `use` keeps the users apart: the stream-K flags must stay zero between
-// calls, which an operand copy on the same stream would break.
-enum class WorkspaceUse { kStreamK, kOperands };
+// calls, which an operand copy on the same stream would break. Split-k
+// parts (step 08 with an unaligned C) are, like operand copies, written by
+// one launch and read by the next.
+enum class WorkspaceUse { kStreamK, kOperands, kSplitParts };
 cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer,
                              WorkspaceUse use = WorkspaceUse::kStreamK);
 

@@ -41,6 +41,7 @@
 #include "device/tile_load.cuh"
 #include "kernels/kernels.hpp"
 #include "kernels/simt/configs.hpp"
+#include "kernels/workspace.hpp"
 
 namespace tessel::impl {
 namespace {
@@ -56,12 +57,21 @@ using PipelinedLoader =
     std::conditional_t<Aligned || KContig, device::StreamingTileLoader<KContig, MN, BK, Pad, Threads, Aligned>,
                        device::ElementTileLoader<KContig, MN, BK, Pad, Threads>>;
 
+// How the parts of a split k meet. kAtomic: each adds alpha times its sums
+// into C atomically (C was scaled by beta first). kParts: part z stores alpha
+// times its sums into its own matrix at C + z * part_stride (a workspace),
+// which launch_sum_parts adds up into the real C afterwards.
+enum class KSplit { kNone, kAtomic, kParts };
+template <KSplit S>
+using KSplitConstant = std::integral_constant<KSplit, S>;
+
 // AlignedA, AlignedB: the loaders above. AlignedC: C in 16-byte units (else
 // each group of four results is stored or added as its address allows).
-// SplitK: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split) and
-// adds alpha times its partial sums to C atomically (C was scaled by beta first).
-template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool SplitK, bool TransA, bool TransB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kernel(SgemmArgs p, int64_t k_per_split) {
+// Split other than kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride) {
+  constexpr bool SplitK = Split != KSplit::kNone;
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
@@ -143,13 +153,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) pipelined_kern
     __syncthreads();
     s ^= 1;
   }
+  if constexpr (Split == KSplit::kParts) p.C += blockIdx.z * part_stride;
 #pragma unroll
   for (int r = 0; r < TM; ++r)
 #pragma unroll
     for (int g = 0; g < FN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
       const float4 sums = make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]);
-      if constexpr (SplitK) {
+      if constexpr (Split == KSplit::kAtomic) {
         device::add_row4<AlignedC>(p, i, j, sums);
       } else {
         device::store_row4<AlignedC>(p, i, j, sums);
@@ -171,31 +182,67 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
     per_split = split_depth(args.k, split_count(tiles, args.k, sms, Cfg::kMinBlocks, Cfg::kBK), Cfg::kBK);
     splits = device::ceil_div(args.k, per_split);
-    // C = beta * C now; the splits then add alpha * (their part of op(A) op(B)).
+  }
+  // The parts of a split k add into C atomically where C's rows lie in
+  // 16-byte units. Where they do not, atomics cost more (127x4097x1000 NT,
+  // only C unaligned: 77% of cuBLAS against 87% aligned), so the parts go
+  // to a workspace, each its own matrix with aligned rows, and are summed
+  // into C afterwards, in part order.
+  SgemmArgs out = args;  // what the kernel writes
+  int64_t part_stride = 0;
+  bool to_parts = false;
+  if constexpr (SplitK && !Aligned) {
+    const int64_t ldp = device::ceil_div(args.n, 4) * 4;
+    const auto bytes = size_t(splits * args.m * ldp) * sizeof(float);
+    to_parts = splits > 1 && !device::in_16_byte_units(args.C, args.ldc) && bytes <= kMaxPartsBytes;
+    if (to_parts) {
+      void* parts = nullptr;
+      if (cudaError_t err = stream_workspace(stream, bytes, &parts, WorkspaceUse::kSplitParts); err != cudaSuccess) {
+        return err;
+      }
+      out.C = static_cast<float*>(parts), out.ldc = ldp, out.beta = 0.0f, part_stride = args.m * ldp;
+    }
+  }
+  if (SplitK && !to_parts) {  // C = beta * C now; the parts then add alpha * (their share of op(A) op(B)).
     if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
   }
-  auto launch = [&](auto aligned_a, auto aligned_b) {
+  auto launch = [&](auto aligned_a, auto aligned_b, auto aligned_c, auto split) {
     return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-      auto kernel = pipelined_kernel<Cfg, aligned_a, aligned_b, Aligned, SplitK, ta, tb>;
+      auto kernel = pipelined_kernel<Cfg, aligned_a, aligned_b, aligned_c, split, ta, tb>;
       if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
           err != cudaSuccess) {
         return err;
       }
-      return device::split_rows(args, Cfg::kBM, [&](const SgemmArgs& p) {
+      return device::split_rows(out, Cfg::kBM, [&](const SgemmArgs& p) {
         const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
-        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split);
+        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split, part_stride);
         return cudaGetLastError();
       });
     });
   };
   using Yes = std::true_type;
   using No = std::false_type;
+  using AlignedC = std::bool_constant<Aligned>;
+  auto launch_split = [&](auto aligned_a, auto aligned_b) {
+    if constexpr (!SplitK) {
+      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
+    } else if constexpr (Aligned) {
+      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
+    } else {
+      return to_parts ? launch(aligned_a, aligned_b, Yes{}, KSplitConstant<KSplit::kParts>{})
+                      : launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
+    }
+  };
+  cudaError_t err = cudaSuccess;
   if constexpr (Aligned) {
-    return launch(Yes{}, Yes{});
+    err = launch_split(Yes{}, Yes{});
   } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
     const bool a = device::in_16_byte_units(args.A, args.lda), b = device::in_16_byte_units(args.B, args.ldb);
-    return a ? (b ? launch(Yes{}, Yes{}) : launch(Yes{}, No{})) : (b ? launch(No{}, Yes{}) : launch(No{}, No{}));
+    err = a ? (b ? launch_split(Yes{}, Yes{}) : launch_split(Yes{}, No{}))
+            : (b ? launch_split(No{}, Yes{}) : launch_split(No{}, No{}));
   }
+  if (err != cudaSuccess || !to_parts) return err;
+  return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
 }
 
 }  // namespace tessel::impl
