@@ -32,7 +32,8 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 // instantiated in 08_pipelined.cu and 08_pipelined_128x256.cu). Aligned =
 // false takes any alignment (each operand that is not in 16-byte units is
 // read element by element); SplitK also splits k across blocks that add
-// into C atomically.
+// into C atomically or, where C is not in 16-byte units, store into a
+// workspace that launch_sum_parts adds into C.
 template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
