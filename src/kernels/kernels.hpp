@@ -29,7 +29,7 @@ cudaError_t launch_blocktile_2d(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 // Step 08 for the configurations in kernels/simt/configs.hpp (explicitly
-// instantiated in 08_pipelined.cu and 08_pipelined_128x256.cu). Aligned =
+// instantiated in 08_pipelined*.cu). Aligned =
 // false takes any alignment (each operand that is not in 16-byte units is
 // read element by element); SplitK also splits k across blocks that add
 // into C atomically or, where C is not in 16-byte units, store into a

@@ -1,5 +1,5 @@
-// Ladder step 08 (the kernel: 08_pipelined.cuh): the configurations compiled
-// at ptxas's default register-usage level.
+// Ladder step 08 (the kernel: 08_pipelined.cuh): the aligned configurations
+// compiled at ptxas's default register-usage level.
 #include "kernels/simt/08_pipelined.cuh"
 
 namespace tessel::impl {
@@ -7,9 +7,5 @@ namespace tessel::impl {
 template cudaError_t launch_pipelined<Pipelined128x128, true, false>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, true, false>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, true, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<PipelinedAny128x128, false, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<PipelinedAny128x128, false, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, false, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, false, true>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -29,9 +29,9 @@
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
 //
-// The launchers are instantiated in 08_pipelined.cu and, for the 128 x 256
-// configuration, in 08_pipelined_128x256.cu, which ptxas compiles at its
-// highest register-usage level (CMakeLists.txt): +1.7% there, -2% for the
+// The launchers are instantiated in 08_pipelined.cu, 08_pipelined_any.cu (any
+// alignment) and, for the 128 x 256 configuration, 08_pipelined_128x256.cu,
+// which ptxas compiles at its highest register-usage level (CMakeLists.txt): +1.7% there, -2% for the
 // 128 x 128 configuration (docs/ladder.md, "What limits the best kernel now").
 #pragma once
 

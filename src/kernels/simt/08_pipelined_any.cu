@@ -1,0 +1,14 @@
+// Ladder step 08 (the kernel: 08_pipelined.cuh) for any alignment: each
+// launcher holds the kernel for every alignment of A and B (and, with split
+// k, for parts added into C or stored to a workspace), so these take a file
+// of their own, built in parallel with the aligned ones.
+#include "kernels/simt/08_pipelined.cuh"
+
+namespace tessel::impl {
+
+template cudaError_t launch_pipelined<PipelinedAny128x128, false, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<PipelinedAny128x128, false, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, false>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, true>(const SgemmArgs&, cudaStream_t);
+
+}  // namespace tessel::impl
