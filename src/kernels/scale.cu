@@ -38,9 +38,9 @@ __global__ void sum_parts_kernel(const float* parts, int64_t count, int64_t part
 
 constexpr int kThreads = 256;
 
-// Threads along a row, blocks over rows (at most 65535 of them in y).
+// Threads along a row, blocks over rows (at most kMaxGridY of them; each takes every gridDim.y-th row).
 dim3 row_grid(int64_t m, int64_t n) {
-  return dim3(unsigned(device::ceil_div(n, kThreads)), unsigned(std::min<int64_t>(m, 65535)));
+  return dim3(unsigned(device::ceil_div(n, kThreads)), unsigned(std::min(m, device::kMaxGridY)));
 }
 
 }  // namespace

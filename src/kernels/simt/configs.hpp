@@ -72,11 +72,11 @@ using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2>;  // 16x8 pe
 // two 160-deep parts ran 14% slower than uncut; 127x4097x1000 in four
 // 256-deep parts 5% faster than in three.
 constexpr int64_t kMinSplitDepth = 256;
+constexpr int64_t kMaxSplits = 64;
+constexpr int64_t kSplitPartCost = 32;
 // Split-k parts that cannot add into C atomically at full speed (C not in
 // 16-byte units) go to a workspace of at most this many bytes (else they add).
 constexpr size_t kMaxPartsBytes = size_t(64) << 20;
-constexpr int64_t kMaxSplits = 64;
-constexpr int64_t kSplitPartCost = 32;
 
 // The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
 inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
@@ -100,5 +100,4 @@ inline int64_t split_count(int64_t tiles, int64_t k, int sms, int blocks_per_sm,
   }
   return best;
 }
-
 }  // namespace tessel::impl
