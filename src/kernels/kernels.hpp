@@ -79,4 +79,10 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, float* C,
                              int64_t m, int64_t n, int64_t ldc, cudaStream_t stream);
 
+// dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
+// dimension ld) transposed, each value rounded to the nearest tf32 if
+// round_tf32; FP32.
+cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
+                             bool round_tf32, cudaStream_t stream);
+
 }  // namespace tessel::impl

@@ -73,6 +73,22 @@ TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
   EXPECT_EQ(split_count(1, 1 << 20, 132, 1, 16), tessel::impl::kMaxSplits);
 }
 
+TEST(Heuristic, Step08CopiesAOnlyWhereItPays) {
+  using tessel::impl::copy_a_transposed;
+  // Measured on the H100 (configs.hpp): gains at n >= 4096 (aligned), >= 2048 (unaligned) ...
+  EXPECT_TRUE(copy_a_transposed(4096, 4096, 4096, true));
+  EXPECT_TRUE(copy_a_transposed(8192, 8192, 8192, true));  // 256 MiB, the most it copies
+  EXPECT_TRUE(copy_a_transposed(1024, 8192, 8192, true));
+  EXPECT_TRUE(copy_a_transposed(4096, 4096, 1024, true));
+  EXPECT_TRUE(copy_a_transposed(3071, 3071, 3071, false));
+  // ... losses or no gain at n = 1024 and 2048, and where the GEMM is small.
+  EXPECT_FALSE(copy_a_transposed(8192, 1024, 8192, true));
+  EXPECT_FALSE(copy_a_transposed(2048, 2048, 2048, true));
+  EXPECT_FALSE(copy_a_transposed(2047, 2047, 2047, false));
+  EXPECT_FALSE(copy_a_transposed(127, 4097, 1000, false));
+  EXPECT_FALSE(copy_a_transposed(8193, 8192, 8192, true));  // more than 256 MiB
+}
+
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {
   EXPECT_EQ(pick(1024, 1024, 1024, true, 16), "pipelined_128x256");  // 32 blocks fill 16 SMs
 }

@@ -8,6 +8,7 @@
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
 #include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/simt/configs.hpp"
 
 namespace {
 
@@ -145,6 +146,46 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
+                         [](const auto& info) { return safe(info.param); });
+
+// Step 08 reads a transposed copy of A (op N) where the call is large
+// enough for that to pay (impl::copy_a_transposed), which the general
+// shapes above are too small for: calls that make the copy, aligned and
+// not (an unaligned kernel's second setting pads A's rows by 3 floats),
+// both op pairs that have A with op N, both settings.
+class CopyATest : public GpuTestWithParam<std::string> {};
+
+TEST_P(CopyATest, TransposedCopyOfA) {
+  const std::string kernel = kernel_of(GetParam());
+  const int64_t align = alignment_of(kernel);
+  Cublas cublas;
+  uint64_t seed = 60;
+  for (const Shape& shape : {Shape{1000, 4100, 3700}, Shape{1001, 4097, 3701}}) {
+    // (the rule for aligned kernels is the stricter; leading dimensions come in their units)
+    EXPECT_TRUE(tessel::impl::copy_a_transposed(shape.m, shape.n, shape.k, true)) << to_string(shape);
+    for (const OpPair& ops : parse_ops("NN,NT")) {
+      for (const Setting& s : {Setting{1.0f, 0.0f, 0, align}, Setting{-0.75f, 1.25f, align > 1 ? 4 : 3, align}}) {
+        const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,
+                           precision_of(GetParam())};
+        const VerifyResult r = verify_case(cublas, c);
+        EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
+                              << ": " << r.reason << " (err vs cuBLAS " << r.err_vs_cublas << ")";
+      }
+    }
+  }
+}
+
+// The step 08 kernels and auto-dispatch at f32.
+std::vector<std::string> step_08_jobs() {
+  std::vector<std::string> out;
+  for (const auto& k : tessel::kernels()) {
+    if (k.ladder_step == 8) out.push_back(k.name + "@f32");
+  }
+  out.push_back(std::string(kAuto) + "@f32");
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, CopyATest, ::testing::ValuesIn(step_08_jobs()),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 15 shares the last waves' k-slices only where that pays, which the

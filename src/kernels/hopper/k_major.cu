@@ -1,53 +1,14 @@
-// Transposing copies that put tf32 operands K-major (see k_major.hpp): a
-// 32 x 32 tile through shared memory, read along the source's rows and
-// written along the destination's, so both sides are coalesced; the padded
-// row of 33 keeps the column reads free of bank conflicts.
+// Transposing copies that put tf32 operands K-major (see k_major.hpp), by
+// launch_transpose (transpose.cu).
 #include "kernels/hopper/k_major.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "device/common.cuh"
-#include "device/mma.cuh"  // to_tf32
+#include "kernels/kernels.hpp"
 #include "kernels/workspace.hpp"
 
 namespace tessel::impl {
-namespace {
-
-constexpr int kTile = 32, kRowsPerPass = 8;
-
-// dst (cols x rows, ldd) = src (rows x cols, ld) transposed, rounded to tf32.
-__global__ void __launch_bounds__(kTile * kRowsPerPass)
-    transpose_tf32(const float* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, float* __restrict__ dst,
-                   int64_t ldd) {
-  __shared__ float tile[kTile][kTile + 1];
-  const int x = threadIdx.x, y = threadIdx.y;
-  const int64_t c0 = int64_t(blockIdx.x) * kTile, tiles_r = device::ceil_div(rows, kTile);
-  for (int64_t br = blockIdx.y; br < tiles_r; br += gridDim.y) {
-    const int64_t r0 = br * kTile;
-    for (int i = y; i < kTile; i += kRowsPerPass) {
-      if (r0 + i < rows && c0 + x < cols) tile[i][x] = src[(r0 + i) * ld + c0 + x];
-    }
-    __syncthreads();
-    for (int i = y; i < kTile; i += kRowsPerPass) {
-      if (c0 + i < cols && r0 + x < rows) {
-        dst[(c0 + i) * ldd + r0 + x] = __uint_as_float(device::to_tf32(__float_as_uint(tile[x][i])));
-      }
-    }
-    __syncthreads();
-  }
-}
-
-cudaError_t transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
-                      cudaStream_t stream) {
-  const int64_t tiles_c = device::ceil_div(cols, kTile), tiles_r = device::ceil_div(rows, kTile);
-  if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
-  const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, 65535)));
-  transpose_tf32<<<grid, dim3(kTile, kRowsPerPass), 0, stream>>>(src, rows, cols, ld, dst, ldd);
-  return cudaGetLastError();
-}
-
-}  // namespace
 
 cudaError_t k_major_operands(const GemmArgs& a, cudaStream_t stream, GemmArgs* out) {
   *out = a;
@@ -62,7 +23,7 @@ cudaError_t k_major_operands(const GemmArgs& a, cudaStream_t stream, GemmArgs* o
   }
   if (copy_a) {  // A stored k x m -> m x k
     float* dst = static_cast<float*>(ws);
-    if (cudaError_t err = transpose(static_cast<const float*>(a.A), a.k, a.m, a.lda, dst, ld, stream);
+    if (cudaError_t err = launch_transpose(static_cast<const float*>(a.A), a.k, a.m, a.lda, dst, ld, true, stream);
         err != cudaSuccess) {
       return err;
     }
@@ -70,7 +31,7 @@ cudaError_t k_major_operands(const GemmArgs& a, cudaStream_t stream, GemmArgs* o
   }
   if (copy_b) {  // B stored k x n -> n x k
     float* dst = reinterpret_cast<float*>(static_cast<char*>(ws) + a_bytes);
-    if (cudaError_t err = transpose(static_cast<const float*>(a.B), a.k, a.n, a.ldb, dst, ld, stream);
+    if (cudaError_t err = launch_transpose(static_cast<const float*>(a.B), a.k, a.n, a.ldb, dst, ld, true, stream);
         err != cudaSuccess) {
       return err;
     }

@@ -26,6 +26,12 @@
 // add into an unaligned C go to a workspace instead (launch_pipelined).
 // On an H100, 127x4097x1000 went from 68% to 89% of cuBLAS (docs/ladder.md).
 //
+// A with op N costs the most to read (loads into registers, transposing
+// stores). Where the call is large enough, the launcher first copies A
+// transposed into a workspace and reads that with cp.async instead
+// (configs.hpp, copy_a_transposed): at 4096^3 on an H100, 87% -> 90% of
+// cuBLAS.
+//
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
 //
@@ -174,6 +180,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
 template <class Cfg, bool Aligned, bool SplitK>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
+  // A with op N is transposed on its way into the kernel's k-major tile,
+  // through registers; with op T it goes straight in by cp.async, faster
+  // (configs.hpp). Where the difference pays for a copy of A, the kernel
+  // reads a transposed copy (the stream's operand workspace).
+  if (args.opA == Op::N && copy_a_transposed(args.m, args.n, args.k, Aligned)) {
+    const int64_t ldt = device::ceil_div(args.m, 4) * 4;  // rows of the copy in 16-byte units
+    void* copy = nullptr;
+    if (cudaError_t err = stream_workspace(stream, size_t(args.k * ldt) * sizeof(float), &copy, WorkspaceUse::kOperands);
+        err != cudaSuccess) {
+      return err;
+    }
+    SgemmArgs t = args;
+    t.opA = Op::T, t.A = static_cast<const float*>(copy), t.lda = ldt;
+    if (cudaError_t err = launch_transpose(args.A, args.m, args.k, args.lda, static_cast<float*>(copy), ldt, false, stream);
+        err != cudaSuccess) {
+      return err;
+    }
+    return launch_pipelined<Cfg, Aligned, SplitK>(t, stream);
+  }
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
   int64_t per_split = args.k, splits = 1;
   if constexpr (SplitK) {
