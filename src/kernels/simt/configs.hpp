@@ -84,9 +84,10 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // GEMM is large enough, its launcher first copies A transposed (8 bytes
 // moved per element of A: 57 us for 4096 x 4096) and runs as op T: the
 // copy's share of the time falls as 1/n, and a small call cannot hide the
-// extra launch. Measured on the H100 (128x256, aligned): n = 1024 lost 3%,
-// n = 2048 broke even, n = 4096 and 8192 gained 2-4%; 127x4097x1000 lost 10%.
-// Unaligned calls gain more: their A with op N goes element by element.
+// extra launch. Measured on the H100 (auto-dispatch, copy forced on and off):
+// n = 1024 lost 2%, 2048 and 3072 broke even, 4096 to 8192 gained 3-4%;
+// 1024^3 lost 7%, 127x4097x1000 11%. Unaligned calls gain more (their A with
+// op N goes element by element): 3071^3 +4%, 4095^3 +5%, 2047^3 -3%.
 constexpr int64_t kCopyAMinN = 4096, kCopyAMinNUnaligned = 2048;
 constexpr double kCopyAMinVolume = 1.5e10;                 // m * n * k
 constexpr size_t kMaxCopyABytes = size_t(256) << 20;       // the copy's workspace
