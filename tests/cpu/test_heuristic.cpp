@@ -79,10 +79,11 @@ TEST(Heuristic, Step08CopiesAOnlyWhereItPays) {
   EXPECT_TRUE(copy_a_transposed(4096, 4096, 4096, true));
   EXPECT_TRUE(copy_a_transposed(8192, 8192, 8192, true));  // 256 MiB, the most it copies
   EXPECT_TRUE(copy_a_transposed(1024, 8192, 8192, true));
-  EXPECT_TRUE(copy_a_transposed(4096, 4096, 1024, true));
   EXPECT_TRUE(copy_a_transposed(3071, 3071, 3071, false));
+  EXPECT_TRUE(copy_a_transposed(4096, 4096, 1024, false));
   // ... losses or no gain at n = 1024 and 2048, and where the GEMM is small.
   EXPECT_FALSE(copy_a_transposed(8192, 1024, 8192, true));
+  EXPECT_FALSE(copy_a_transposed(4096, 4096, 1024, true));
   EXPECT_FALSE(copy_a_transposed(2048, 2048, 2048, true));
   EXPECT_FALSE(copy_a_transposed(2047, 2047, 2047, false));
   EXPECT_FALSE(copy_a_transposed(127, 4097, 1000, false));

@@ -160,7 +160,7 @@ TEST_P(CopyATest, TransposedCopyOfA) {
   const int64_t align = alignment_of(kernel);
   Cublas cublas;
   uint64_t seed = 60;
-  for (const Shape& shape : {Shape{1000, 4100, 3700}, Shape{1001, 4097, 3701}}) {
+  for (const Shape& shape : {Shape{1000, 4100, 8400}, Shape{1001, 4097, 8401}}) {
     // (the rule for aligned kernels is the stricter; leading dimensions come in their units)
     EXPECT_TRUE(tessel::impl::copy_a_transposed(shape.m, shape.n, shape.k, true)) << to_string(shape);
     for (const OpPair& ops : parse_ops("NN,NT")) {

@@ -15,6 +15,8 @@
 // are launched in a swizzled order (groups of 8 block-rows) so that the
 // blocks resident together share panels of A and B in L2. Where a thread's
 // tile is taller than wide, its FFMAs go column by column (kDownColumns).
+// A slice's k-steps are unrolled whole, or two per loop iteration where the
+// configuration says so for the register path (128x256: +3.5% at 2048^3 NN).
 //
 // The kernels for unaligned arguments (registered as pipelined_any*) choose
 // per operand at launch: an operand whose rows start on 16-byte boundaries
@@ -137,6 +139,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // that made 128 x 256 (16 x 8 per thread) 2.8% (NN) to 7.8% (TN) faster
   // and 64 x 64 (8 x 4) 1.6%; 128 x 128 (8 x 8) lost 2% and keeps rows.
   constexpr bool kDownColumns = TM > TN;
+  // k-steps per iteration of the slice's loop: all of them, except where an
+  // operand goes through registers and the configuration asks for fewer
+  // (Cfg::kStepsPerIterationTransposing; configs.hpp says why).
+  constexpr int kUnroll = kAsyncA && kAsyncB ? BK : Cfg::kStepsPerIterationTransposing;
+  static_assert(BK % kUnroll == 0 && kUnroll % 2 == 0, "whole pairs of k-steps per iteration");
   float acc[TM][TN] = {};
   fetch(0, k_begin);
   land(0);
@@ -146,14 +153,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     const bool more = k0 + BK < k_end;
     if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
     read_fragments(s, 0, 0);
+#pragma unroll 1
+    for (int kb = 0; kb < BK; kb += kUnroll) {
 #pragma unroll
-    for (int kk = 0; kk < BK; ++kk) {
-      if (kk + 1 < BK) read_fragments(s, kk + 1, (kk + 1) % 2);
+      for (int h = 0; h < kUnroll; ++h) {
+        const int kk = kb + h;
+        if (kk + 1 < BK) read_fragments(s, kk + 1, (h + 1) % 2);
 #pragma unroll
-      for (int u = 0; u < TM * TN; ++u) {
-        const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
-        const int c = kDownColumns ? u / TM : u % TN;
-        acc[r][c] += fa[kk % 2][r] * fb[kk % 2][c];
+        for (int u = 0; u < TM * TN; ++u) {
+          const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
+          const int c = kDownColumns ? u / TM : u % TN;
+          acc[r][c] += fa[h % 2][r] * fb[h % 2][c];
+        }
       }
     }
     if (more) land(s ^ 1);

@@ -31,10 +31,13 @@ struct Blocktile2dConfig {  // steps 05 and 06
   static constexpr int kThreads = kBM * kBN / (kTM * kTN);  // 256
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int MinBlocks = 1>
+template <int BM, int BN, int BK, int WM, int WN, int MinBlocks = 1, int StepsTransposing = BK>
 struct WarptileConfig {  // steps 07 and 08
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kPad = 4;
   static constexpr int kMinBlocks = MinBlocks;  // blocks per SM asked of the register allocator
+  // Step 08: k-steps per iteration of a slice's loop when an operand goes
+  // through registers (BK: the whole slice unrolled).
+  static constexpr int kStepsPerIterationTransposing = StepsTransposing;
   static constexpr int kLanesM = 4, kLanesN = 8;
   static constexpr int kTM = WM / kLanesM, kTN = WN / kLanesN;  // per-lane results
   static constexpr int kFragsM = kTM / 4, kFragsN = kTN / 4;    // 4x4 fragments per lane
@@ -51,7 +54,11 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 // alternatives that lost (256x128, 8-warp 128x128 with k16, 4-warp 128x128
 // for aligned calls, 128x256 with k8 or k32) are in docs/ladder.md.
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
-using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64>;     // 16x8 per lane, 1 block/SM: large outputs
+// 128x256 runs its k-steps two per loop iteration where an operand goes
+// through registers: on the H100, NN at 2048^3 87.5% -> 90.9% of cuBLAS
+// (unrolled by 4: 87.0%), while TN, all cp.async, lost 1% that way (4096^3)
+// and keeps the whole 16-step slice unrolled.
+using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2>;  // 16x8 per lane, 1 block/SM: large outputs
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
@@ -84,17 +91,20 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // GEMM is large enough, its launcher first copies A transposed (8 bytes
 // moved per element of A: 57 us for 4096 x 4096) and runs as op T: the
 // copy's share of the time falls as 1/n, and a small call cannot hide the
-// extra launch. Measured on the H100 (auto-dispatch, copy forced on and off):
-// n = 1024 lost 2%, 2048 and 3072 broke even, 4096 to 8192 gained 3-4%;
-// 1024^3 lost 7%, 127x4097x1000 11%. Unaligned calls gain more (their A with
-// op N goes element by element): 3071^3 +4%, 4095^3 +5%, 2047^3 -3%.
+// extra launch. Measured on the H100 (auto-dispatch, copy forced on and off),
+// with 128x256's register path two k-steps per iteration: 8192^3 +1.8%,
+// 6144^3 +1.3%, 1024x8192x8192 +1%, 4096^3 +0.4%, 4096x4096x1024 -1%; before
+// that change n = 1024 lost 2%, 2048 and 3072 broke even, 1024^3 lost 7% and
+// 127x4097x1000 11%. Unaligned calls gain more (their A with op N goes
+// element by element): 3071^3 +4%, 4095^3 +5%, 2047^3 -3%.
 constexpr int64_t kCopyAMinN = 4096, kCopyAMinNUnaligned = 2048;
-constexpr double kCopyAMinVolume = 1.5e10;                 // m * n * k
-constexpr size_t kMaxCopyABytes = size_t(256) << 20;       // the copy's workspace
+constexpr double kCopyAMinVolume = 3.4e10, kCopyAMinVolumeUnaligned = 1.5e10;  // m * n * k
+constexpr size_t kMaxCopyABytes = size_t(256) << 20;                          // the copy's workspace
 inline bool copy_a_transposed(int64_t m, int64_t n, int64_t k, bool aligned) {
   const int64_t bytes = k * ((m + 3) / 4 * 4) * int64_t(sizeof(float));
-  return n >= (aligned ? kCopyAMinN : kCopyAMinNUnaligned) && double(m) * double(n) * double(k) >= kCopyAMinVolume &&
-         bytes <= int64_t(kMaxCopyABytes);
+  const double volume = double(m) * double(n) * double(k);
+  return n >= (aligned ? kCopyAMinN : kCopyAMinNUnaligned) &&
+         volume >= (aligned ? kCopyAMinVolume : kCopyAMinVolumeUnaligned) && bytes <= int64_t(kMaxCopyABytes);
 }
 
 // The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
