@@ -2,7 +2,6 @@
 // launch_transpose (transpose.cu).
 #include "kernels/hopper/k_major.hpp"
 
-#include <algorithm>
 #include <cstdint>
 
 #include "kernels/kernels.hpp"
