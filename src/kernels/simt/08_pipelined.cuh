@@ -196,7 +196,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   // (configs.hpp). Where the difference pays for a copy of A, the kernel
   // reads a transposed copy (the stream's operand workspace).
   if (args.opA == Op::N && copy_a_transposed(args.m, args.n, args.k, Aligned)) {
-    const int64_t ldt = device::ceil_div(args.m, 4) * 4;  // rows of the copy in 16-byte units
+    const int64_t ldt = copy_a_ld(args.m);
     void* copy = nullptr;
     if (cudaError_t err = stream_workspace(stream, size_t(args.k * ldt) * sizeof(float), &copy, WorkspaceUse::kOperands);
         err != cudaSuccess) {

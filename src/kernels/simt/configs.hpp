@@ -100,8 +100,10 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 constexpr int64_t kCopyAMinN = 4096, kCopyAMinNUnaligned = 2048;
 constexpr double kCopyAMinVolume = 3.4e10, kCopyAMinVolumeUnaligned = 1.5e10;  // m * n * k
 constexpr size_t kMaxCopyABytes = size_t(256) << 20;                          // the copy's workspace
+// The copy's leading dimension: its k rows of m values, each in 16-byte units.
+inline int64_t copy_a_ld(int64_t m) { return (m + 3) / 4 * 4; }
 inline bool copy_a_transposed(int64_t m, int64_t n, int64_t k, bool aligned) {
-  const int64_t bytes = k * ((m + 3) / 4 * 4) * int64_t(sizeof(float));
+  const int64_t bytes = k * copy_a_ld(m) * int64_t(sizeof(float));
   const double volume = double(m) * double(n) * double(k);
   return n >= (aligned ? kCopyAMinN : kCopyAMinNUnaligned) &&
          volume >= (aligned ? kCopyAMinVolume : kCopyAMinVolumeUnaligned) && bytes <= int64_t(kMaxCopyABytes);
