@@ -1,9 +1,10 @@
 #include "dispatch/heuristic.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "kernels/hopper/configs.hpp"
-#include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/stream_k_plan.hpp"
 #include "kernels/simt/configs.hpp"
 
 namespace tessel {
@@ -30,6 +31,15 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
     const int64_t volume_depth = e.info.split_k ? depth + impl::kSplitPartCost : depth;
     est.time = double((est.blocks + sms - 1) / sms) * double(est.area) * double(volume_depth) / e.speed;
+    if (e.stream_k) {  // step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block
+      const int slots = sms * e.blocks_per_sm;
+      const int64_t slices = (k + e.k_slice - 1) / e.k_slice;
+      int64_t busiest = impl::whole_units_slices(tiles, slices, slots);
+      if (tiles * slices <= INT32_MAX && impl::plan_stream_k(tiles, slices, slots, &busiest, impl::kSimtStreamK).sharing > 0) {
+        est.blocks = std::max<int64_t>(est.blocks, slots), est.fills = true;
+      }
+      est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
+    }
     return est;
   };
   const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU

@@ -30,10 +30,11 @@ KernelEntry simt(const char* name, int step, const char* summary, int alignment,
 // step's fastest configuration (KernelEntry::speed; the values are the
 // H100's at 4096^3, those for any alignment at 4095^3; docs/ladder.md
 // "Auto-dispatch and tuning").
-template <class Cfg, bool Aligned, bool SplitK>
+template <class Cfg, bool Aligned, impl::Schedule S>
 KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0) {
-  KernelEntry e = simt<impl::launch_pipelined<Cfg, Aligned, SplitK>>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
-  e.info.split_k = SplitK;
+  KernelEntry e = simt<impl::launch_pipelined<Cfg, Aligned, S>>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
+  e.info.split_k = S == impl::Schedule::kSplitK;
+  e.stream_k = S == impl::Schedule::kStreamK;
   e.blocks_per_sm = Cfg::kMinBlocks;
   e.speed = speed;
   e.k_slice = Cfg::kBK;
@@ -96,22 +97,24 @@ const std::vector<KernelEntry>& registry() {
                               Blocktile2dConfig::kBM, Blocktile2dConfig::kBN),
       simt<launch_warptile>("warptile", 7, "block, warp and lane tiles; conflict-free 128-bit fragment loads", 4,
                             WarptileDefault::kBM, WarptileDefault::kBN),
-      pipelined<Pipelined128x128, true, false>(
+      pipelined<Pipelined128x128, true, Schedule::kTiles>(
           "pipelined", "step 07 double-buffered: cp.async / register prefetch overlap copies with math", 0.92),
-      pipelined<Pipelined128x256, true, false>("pipelined_128x256",
+      pipelined<Pipelined128x256, true, Schedule::kTiles>("pipelined_128x256",
                                                "step 08, 128x256 tiles, 16-deep k-slices, 16x8 results per thread"),
-      pipelined<Pipelined64x64, true, false>("pipelined_64x64", "step 08, 64x64 tiles for small outputs", 0.92),
-      pipelined<PipelinedAny128x128, false, false>(
+      pipelined<Pipelined64x64, true, Schedule::kTiles>("pipelined_64x64", "step 08, 64x64 tiles for small outputs", 0.92),
+      pipelined<PipelinedAny128x128, false, Schedule::kTiles>(
           "pipelined_any",
           "step 08 for any alignment: unaligned operands read element-wise, 128x128 tiles, 16x8 per thread", 0.84),
-      pipelined<Pipelined64x64, false, false>("pipelined_any_64x64", "step 08 for any alignment, 64x64 tiles", 0.78),
-      pipelined<Pipelined64x64, true, true>("pipelined_splitk",
+      pipelined<Pipelined64x64, false, Schedule::kTiles>("pipelined_any_64x64", "step 08 for any alignment, 64x64 tiles", 0.78),
+      pipelined<Pipelined64x64, true, Schedule::kSplitK>("pipelined_splitk",
                                             "step 08, 64x64 tiles, k split across blocks for small outputs", 0.92),
-      pipelined<Pipelined64x64, false, true>("pipelined_any_splitk",
+      pipelined<Pipelined64x64, false, Schedule::kSplitK>("pipelined_any_splitk",
                                              "step 08 for any alignment, k split across blocks", 0.78),
-      pipelined<Pipelined128x256, true, true>("pipelined_128x256_splitk",
+      pipelined<Pipelined128x256, true, Schedule::kSplitK>("pipelined_128x256_splitk",
                                               "step 08, 128x256 tiles, k split across blocks for small outputs"),
-      pipelined<PipelinedAny128x128, false, true>(
+      pipelined<Pipelined128x256, true, Schedule::kStreamK>(
+          "pipelined_128x256_streamk", "step 08, 128x256 tiles, the last waves' k-slices shared evenly (stream-K)"),
+      pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(
           "pipelined_any_128x128_splitk", "step 08 for any alignment, 128x128 tiles, k split across blocks", 0.84),
       wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),
       wmma<true>("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),

@@ -29,12 +29,15 @@ cudaError_t launch_blocktile_2d(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream);
 cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 // Step 08 for the configurations in kernels/simt/configs.hpp (explicitly
-// instantiated in 08_pipelined*.cu). Aligned =
-// false takes any alignment (each operand that is not in 16-byte units is
-// read element by element); SplitK also splits k across blocks that add
-// into C atomically or, where C is not in 16-byte units, store into a
-// workspace that launch_sum_parts adds into C.
-template <class Cfg, bool Aligned, bool SplitK>
+// instantiated in 08_pipelined*.cu). Aligned = false takes any alignment
+// (each operand that is not in 16-byte units is read element by element).
+// The schedule hands out the work: kTiles, a block per tile; kSplitK, k
+// also split across blocks that add into C atomically or, where C is not
+// in 16-byte units, store into a workspace that launch_sum_parts adds into
+// C; kStreamK (aligned only), a block per SM slot, the last waves' k-slices
+// shared evenly among them (kernels/stream_k_plan.hpp).
+enum class Schedule { kTiles, kSplitK, kStreamK };
+template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 
 // Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision.

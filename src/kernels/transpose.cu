@@ -1,8 +1,9 @@
-// dst = src transposed, FP32: a 32 x 32 tile through shared memory, read
-// along the source's rows and written along the destination's, so both
-// sides are coalesced; the padded row of 33 keeps the column reads free of
-// bank conflicts. Used to put an operand into the layout a kernel reads
-// fastest (tf32 wgmma's K-major operands; step 08's A, see kernels.hpp).
+// dst = src transposed, FP32: a tile through shared memory, read along the
+// source's rows (16 bytes per lane where the source's rows allow it) and
+// written along the destination's, so both sides are coalesced; the padded
+// rows keep the column reads free of bank conflicts. Used to put an operand
+// into the layout a kernel reads fastest (tf32 wgmma's K-major operands;
+// step 08's A, see kernels.hpp).
 #include <algorithm>
 #include <cstdint>
 
@@ -13,25 +14,45 @@
 namespace tessel::impl {
 namespace {
 
-constexpr int kTile = 32, kRowsPerPass = 8;
+constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
 
-template <bool RoundTf32>
-__global__ void __launch_bounds__(kTile * kRowsPerPass)
+// A tile of 32 rows x Cols columns of src. Vec4: Cols = 128, each lane reads
+// 16 bytes of a row (src in 16-byte units), so a thread has 64 bytes of
+// loads in flight rather than 16, and keeps element e of its four at column
+// 32 e + lane of the tile (each store and load of a warp then hits 32
+// banks); else Cols = 32, one element per lane.
+template <bool RoundTf32, bool Vec4>
+__global__ void __launch_bounds__(kThreads)
     transpose_kernel(const float* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, float* __restrict__ dst,
                      int64_t ldd) {
-  __shared__ float tile[kTile][kTile + 1];
-  const int x = threadIdx.x, y = threadIdx.y;
-  const int64_t c0 = int64_t(blockIdx.x) * kTile, tiles_r = device::ceil_div(rows, kTile);
+  constexpr int kCols = Vec4 ? 128 : 32;
+  __shared__ float tile[kTile][kCols + 1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kTile);
   for (int64_t br = blockIdx.y; br < tiles_r; br += gridDim.y) {
     const int64_t r0 = br * kTile;
-    for (int i = y; i < kTile; i += kRowsPerPass) {
-      if (r0 + i < rows && c0 + x < cols) tile[i][x] = src[(r0 + i) * ld + c0 + x];
+#pragma unroll
+    for (int i = warp; i < kTile; i += kWarps) {  // warp by warp along src's rows
+      const int64_t r = r0 + i;
+      if (r >= rows) continue;
+      if constexpr (Vec4) {
+        const int64_t c = c0 + 4 * lane;
+        if (c + 4 <= cols) {
+          const float4 v = *reinterpret_cast<const float4*>(src + r * ld + c);
+          tile[i][lane] = v.x, tile[i][32 + lane] = v.y, tile[i][64 + lane] = v.z, tile[i][96 + lane] = v.w;
+        } else {
+          for (int e = 0; c + e < cols; ++e) tile[i][32 * e + lane] = src[r * ld + c + e];
+        }
+      } else if (c0 + lane < cols) {
+        tile[i][lane] = src[r * ld + c0 + lane];
+      }
     }
     __syncthreads();
-    for (int i = y; i < kTile; i += kRowsPerPass) {
-      if (c0 + i < cols && r0 + x < rows) {
-        const float v = tile[x][i];
-        dst[(c0 + i) * ldd + r0 + x] = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
+#pragma unroll 4
+    for (int j = warp; j < kCols; j += kWarps) {  // warp by warp along dst's rows
+      if (c0 + j < cols && r0 + lane < rows) {
+        const float v = tile[lane][Vec4 ? j % 4 * 32 + j / 4 : j];
+        dst[(c0 + j) * ldd + r0 + lane] = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
       }
     }
     __syncthreads();
@@ -42,16 +63,20 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass)
 
 cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
                              bool round_tf32, cudaStream_t stream) {
-  const int64_t tiles_c = device::ceil_div(cols, kTile), tiles_r = device::ceil_div(rows, kTile);
-  if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
-  const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
-  const dim3 block(kTile, kRowsPerPass);
-  if (round_tf32) {
-    transpose_kernel<true><<<grid, block, 0, stream>>>(src, rows, cols, ld, dst, ldd);
-  } else {
-    transpose_kernel<false><<<grid, block, 0, stream>>>(src, rows, cols, ld, dst, ldd);
-  }
-  return cudaGetLastError();
+  auto launch = [&](auto round, auto vec4) {
+    constexpr int kCols = decltype(vec4)::value ? 128 : 32;
+    const int64_t tiles_c = device::ceil_div(cols, kCols), tiles_r = device::ceil_div(rows, kTile);
+    if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
+    const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
+    transpose_kernel<decltype(round)::value, decltype(vec4)::value><<<grid, kThreads, 0, stream>>>(src, rows, cols, ld,
+                                                                                                   dst, ldd);
+    return cudaGetLastError();
+  };
+  using Yes = device::Bool<true>;
+  using No = device::Bool<false>;
+  const bool vec4 = device::in_16_byte_units(src, ld);
+  if (round_tf32) return vec4 ? launch(Yes{}, Yes{}) : launch(Yes{}, No{});
+  return vec4 ? launch(No{}, Yes{}) : launch(No{}, No{});
 }
 
 }  // namespace tessel::impl

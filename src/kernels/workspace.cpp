@@ -42,4 +42,14 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
   return cudaSuccess;
 }
 
+cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials) {
+  const size_t flag_bytes = (size_t(slots) * sizeof(int) + 255) & ~size_t(255);
+  void* ws = nullptr;
+  const size_t bytes = flag_bytes + size_t(slots) * size_t(slot_floats) * sizeof(float);
+  if (cudaError_t err = stream_workspace(stream, bytes, &ws, WorkspaceUse::kStreamK); err != cudaSuccess) return err;
+  *flags = static_cast<int*>(ws);
+  *partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes);
+  return cudaSuccess;
+}
+
 }  // namespace tessel::impl

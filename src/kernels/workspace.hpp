@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace tessel::impl {
 
@@ -28,5 +29,9 @@ namespace tessel::impl {
 enum class WorkspaceUse { kStreamK, kOperands, kSplitParts };
 cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer,
                              WorkspaceUse use = WorkspaceUse::kStreamK);
+
+// The stream-K kernels' workspace (use kStreamK): `slots` ready flags, then,
+// 256-byte aligned, `slots` slots of `slot_floats` partial sums each.
+cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials);
 
 }  // namespace tessel::impl

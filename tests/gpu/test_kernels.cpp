@@ -7,7 +7,7 @@
 
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
-#include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/stream_k_plan.hpp"
 #include "kernels/simt/configs.hpp"
 
 namespace {
@@ -221,5 +221,32 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
 INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
                          ::testing::Values("wgmma_streamk_f16@f16", "wgmma_streamk_bf16@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
+
+// Step 08's stream-K shares k-slices where its plan says that pays, which
+// the general shapes above are too small for: shapes where it does (a few
+// tiles over deep k, each cut across many blocks; whole waves then shared
+// ones; k not in whole slices), every op pair, both settings.
+class Step08StreamKTest : public GpuTest {};
+
+TEST_F(Step08StreamKTest, SharedTilesAddUp) {
+  const std::string kernel = "pipelined_128x256_streamk";
+  const int sms = tessel::harness::query_gpu().sm_count;
+  Cublas cublas;
+  uint64_t seed = 80;
+  for (const Shape& shape : {Shape{300, 1000, 3000}, Shape{2100, 4100, 300}, Shape{127, 1001, 4097}}) {
+    const int64_t tiles = (shape.m + 127) / 128 * ((shape.n + 255) / 256), slices = (shape.k + 15) / 16;
+    EXPECT_GT(tessel::impl::plan_stream_k(tiles, slices, sms, nullptr, tessel::impl::kSimtStreamK).sharing, 0)
+        << to_string(shape) << " is not shared";
+    for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+      for (const Setting& s : {Setting{1.0f, 0.0f, 0, 4}, Setting{-0.75f, 1.25f, 4, 4}}) {
+        const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,
+                           tessel::Precision{}};
+        const VerifyResult r = verify_case(cublas, c);
+        EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
+                              << ": " << r.reason << " (err vs cuBLAS " << r.err_vs_cublas << ")";
+      }
+    }
+  }
+}
 
 }  // namespace

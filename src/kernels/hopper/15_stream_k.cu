@@ -29,7 +29,7 @@
 //    kernel holds SMs), the clusters waited for are running or done.
 //  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
 //  - Handing partial sums over is not free (measured on an H100: ~10 slice
-//    times each), so the plan (kernels/hopper/stream_k_plan.hpp) shares
+//    times each), so the plan (kernels/stream_k_plan.hpp) shares
 //    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
 //    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
 //    tiles, held-tile epilogue included. Where the plan shares, results
@@ -41,10 +41,11 @@
 #include <algorithm>
 
 #include "device/common.cuh"
+#include "device/stream_k.cuh"
 #include "kernels/hopper/configs.hpp"
-#include "kernels/hopper/stream_k_plan.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/stream_k_plan.hpp"
 #include "kernels/workspace.hpp"
 
 namespace tessel::impl {
@@ -53,57 +54,28 @@ namespace {
 namespace sm90 = device::sm90;
 static_assert(kSliceK == sm90::kSliceK, "one slice depth");
 
-// The plan (kernels/hopper/stream_k_plan.hpp) and the workspace.
-struct StreamK : StreamKPlan {
-  float* partials = nullptr;  // one accumulator block per CTA and consumer warpgroup
-  int* flags = nullptr;       // per CTA and consumer warpgroup: 1 = its partial sums are ready
-};
-
-// The hand-over of partial sums between CTAs: every thread of the writing
-// warpgroup stores, the warpgroup meets at its barrier, then one thread
-// releases the flag at GPU scope (fence + store: the barrier puts the other
-// threads' stores before it); one reading thread acquires the flag, then
-// its warpgroup meets at the barrier and reads. No thread waits for its
-// own stores to drain: the writer goes straight back to its wgmmas.
-__device__ __forceinline__ void flag_raise(int* flag) {
-  asm volatile("fence.acq_rel.gpu;\n st.relaxed.gpu.global.b32 [%0], %1;" ::"l"(flag), "r"(1) : "memory");
-}
-__device__ __forceinline__ int flag_read(const int* flag) {
-  int v;
-  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flag) : "memory");
-  return v;
-}
-
-// The partial-sum slot of one consumer warpgroup: thread t's accumulators
-// 4i..4i+3 at float4 i * 128 + t (each store and load is 2 KiB contiguous).
+// One consumer warpgroup's partial sums (device/stream_k.cuh): thread t's
+// accumulators 4i..4i+3 at float4 i * 128 + t (each store and load is 2 KiB
+// contiguous), the warpgroup meeting at its named barrier.
 template <int N>
 __device__ __forceinline__ void save_partial(float4* slot, int* flag, const float (&acc)[N], int t, int barrier) {
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    __stcg(slot + i * sm90::kWarpgroup + t, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
-  }
-  sm90::named_barrier(barrier, sm90::kWarpgroup);  // the whole warpgroup has written
-  if (t == 0) flag_raise(flag);
+  device::save_partial<sm90::kWarpgroup, N / 4>(
+      slot, flag, t, [&](int i) { return make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]); },
+      [&] { sm90::named_barrier(barrier, sm90::kWarpgroup); });
 }
 
 template <int N>
 __device__ __forceinline__ void add_partial(const float4* slot, int* flag, float (&acc)[N], int t, int barrier) {
-  if (t == 0) {
-    while (flag_read(flag) == 0) __nanosleep(64);
-    *flag = 0;  // read once per call: clean for the next one
-  }
-  sm90::named_barrier(barrier, sm90::kWarpgroup);  // the partial sums are there
-#pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    const float4 v = __ldcg(slot + i * sm90::kWarpgroup + t);
-    acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w;
-  }
+  device::add_partial<sm90::kWarpgroup, N / 4>(
+      slot, flag, t,
+      [&](int i, float4 v) { acc[4 * i] += v.x, acc[4 * i + 1] += v.y, acc[4 * i + 2] += v.z, acc[4 * i + 3] += v.w; },
+      [&] { sm90::named_barrier(barrier, sm90::kWarpgroup); });
 }
 
 template <class Cfg, class T, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store, StreamK sk) {
+                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store, StreamKWork sk) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster, N = Cfg::kBN / 2;
   extern __shared__ char smem_raw[];
@@ -190,18 +162,16 @@ cudaError_t launch_stream_k(const GemmArgs& a, cudaStream_t stream) {
     int clusters = 0;
     if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
     if (clusters < 1) return cudaErrorInvalidConfiguration;
-    StreamK sk;
+    StreamKWork sk;  // partial sums: one slot per CTA and consumer warpgroup
     static_cast<StreamKPlan&>(sk) = plan_stream_k(units, slices, clusters);
     // Clusters with work: every one when some units go whole, else those sharing (or one per unit).
     const int64_t used = sk.sharing == 0 ? std::min<int64_t>(units, clusters) : sk.whole > 0 ? clusters : sk.sharing;
     if (sk.sharing > 0) {
       const int64_t slots = int64_t(clusters) * kPair * Cfg::kConsumers;
-      const size_t flag_bytes = (size_t(slots) * sizeof(int) + 255) & ~size_t(255);  // partials 256-byte aligned
-      void* ws = nullptr;
-      const size_t bytes = flag_bytes + size_t(slots) * Cfg::kBM / Cfg::kConsumers * Cfg::kBN * sizeof(float);
-      if (cudaError_t err = stream_workspace(stream, bytes, &ws); err != cudaSuccess) return err;
-      sk.flags = static_cast<int*>(ws);
-      sk.partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes);
+      if (cudaError_t err = stream_k_workspace(stream, slots, Cfg::kBM / Cfg::kConsumers * Cfg::kBN, &sk.flags, &sk.partials);
+          err != cudaSuccess) {
+        return err;
+      }
     }
     CUtensorMap map_a, map_b, map_c;
     bool tma_store = false;

@@ -11,7 +11,7 @@
 
 #include "device/common.cuh"
 #include "device/sm90.cuh"
-#include "kernels/hopper/stream_k_plan.hpp"
+#include "kernels/stream_k_plan.hpp"
 #include "kernels/hopper/tensor_map.hpp"
 
 namespace tessel::impl {

@@ -4,8 +4,8 @@
 
 namespace tessel::impl {
 
-template cudaError_t launch_pipelined<Pipelined128x128, true, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, true, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, true, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined128x128, true, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, true, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, true, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -34,6 +34,12 @@
 // (configs.hpp, copy_a_transposed): at 4096^3 on an H100, 87% -> 90% of
 // cuBLAS.
 //
+// Stream-K (the pipelined_128x256_streamk schedule): a grid of one block
+// per SM walks the tiles, and where the last wave would leave SMs idle, the
+// last waves' k-slices are shared out evenly instead, partial sums handed
+// between blocks through a workspace (pipelined_stream_k_kernel). On an
+// H100, 3072^3 went from 95% (split-k) to 101% of cuBLAS, 2560^3 89 -> 97%.
+//
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
 //
@@ -49,7 +55,9 @@
 #include "device/common.cuh"
 #include "device/tile_load.cuh"
 #include "kernels/kernels.hpp"
+#include "device/stream_k.cuh"
 #include "kernels/simt/configs.hpp"
+#include "kernels/stream_k_plan.hpp"
 #include "kernels/workspace.hpp"
 
 namespace tessel::impl {
@@ -74,33 +82,34 @@ enum class KSplit { kNone, kAtomic, kParts };
 template <KSplit S>
 using KSplitConstant = std::integral_constant<KSplit, S>;
 
-// AlignedA, AlignedB: the loaders above. AlignedC: C in 16-byte units (else
-// each group of four results is stored or added as its address allows).
-// Split other than kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
-template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride) {
-  constexpr bool SplitK = Split != KSplit::kNone;
+// This thread's first row and column of its fragments in the block's tile.
+template <class Cfg>
+__device__ __forceinline__ void lane_origin(int& row0, int& col0) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
+  col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
+}
+
+// acc = this thread's share of the BM x BN tile of op(A) op(B) at (i0, j0),
+// summed over k-indices [k_begin, k_end): the pipelined k-loop. Ends with
+// the block past a barrier, its shared memory free for the next call.
+// AlignedA, AlignedB: the loaders above.
+template <class Cfg, bool AlignedA, bool AlignedB, bool TransA, bool TransB>
+__device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem, int64_t i0, int64_t j0,
+                                                int64_t k_begin, int64_t k_end, float (&acc)[Cfg::kTM][Cfg::kTN]) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
   constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
   constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
   constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
   constexpr bool kAsyncA = !kTransposeA, kAsyncB = !kTransposeB;  // copied by cp.async
   // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
-  extern __shared__ float4 smem[];
   using ATile = float[BK][BM + Pad];
   using BTile = float[BK][BN + Pad];
   ATile* As = reinterpret_cast<ATile*>(smem);
   BTile* Bs = reinterpret_cast<BTile*>(As + 2);
 
-  int bm, bn;
-  device::swizzled_block<kSwizzleGroup>(bm, bn);
-  const int64_t i0 = int64_t(bm) * BM, j0 = int64_t(bn) * BN;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int row0 = warp / Cfg::kWarpsN * Cfg::kWM + lane / Cfg::kLanesN * 4;
-  const int col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
-  const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
-  const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
+  int row0, col0;
+  lane_origin<Cfg>(row0, col0);
   const device::Operand a{p.A, p.lda, p.m, k_end}, b{p.B, p.ldb, p.n, k_end};
   PipelinedLoader<kTransposeA, AlignedA, BM, BK, Pad, Cfg::kThreads> load_a(a, i0, k_begin);
   PipelinedLoader<kTransposeB, AlignedB, BN, BK, Pad, Cfg::kThreads> load_b(b, j0, k_begin);
@@ -144,7 +153,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   // (Cfg::kStepsPerIterationTransposing; configs.hpp says why).
   constexpr int kUnroll = kAsyncA && kAsyncB ? BK : Cfg::kStepsPerIterationTransposing;
   static_assert(BK % kUnroll == 0 && kUnroll % 2 == 0, "whole pairs of k-steps per iteration");
-  float acc[TM][TN] = {};
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[r][c] = 0.0f;
   fetch(0, k_begin);
   land(0);
   __syncthreads();
@@ -171,11 +183,21 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     __syncthreads();
     s ^= 1;
   }
-  if constexpr (Split == KSplit::kParts) p.C += blockIdx.z * part_stride;
+}
+
+// The tile's results into C (alpha * acc + beta * C), or added into C
+// (alpha * acc) where Split is kAtomic. AlignedC: C in 16-byte units (else
+// each group of four results is stored or added as its address allows).
+template <class Cfg, bool AlignedC, KSplit Split>
+__device__ __forceinline__ void store_tile(const SgemmArgs& p, int64_t i0, int64_t j0,
+                                           const float (&acc)[Cfg::kTM][Cfg::kTN]) {
+  constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+  int row0, col0;
+  lane_origin<Cfg>(row0, col0);
 #pragma unroll
-  for (int r = 0; r < TM; ++r)
+  for (int r = 0; r < Cfg::kTM; ++r)
 #pragma unroll
-    for (int g = 0; g < FN; ++g) {
+    for (int g = 0; g < Cfg::kFragsN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
       const float4 sums = make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]);
       if constexpr (Split == KSplit::kAtomic) {
@@ -186,16 +208,120 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
 }
 
+// One block per tile (split-k: per tile and part of k). Split other than
+// kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride) {
+  constexpr bool SplitK = Split != KSplit::kNone;
+  extern __shared__ float4 smem[];
+  int bm, bn;
+  device::swizzled_block<kSwizzleGroup>(bm, bn);
+  const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
+  const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
+  const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
+  float acc[Cfg::kTM][Cfg::kTN];
+  accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB>(p, smem, i0, j0, k_begin, k_end, acc);
+  if constexpr (Split == KSplit::kParts) p.C += blockIdx.z * part_stride;
+  store_tile<Cfg, AlignedC, Split>(p, i0, j0, acc);
+}
+
+// Stream-K (the plan: kernels/stream_k_plan.hpp, as step 15): one block per
+// SM slot. Tiles [0, sk.whole) go whole to the blocks in turn; the k-slices
+// of the rest, laid end to end tile after tile, go in equal runs to blocks
+// 0..sk.sharing-1. A block walks its run from the end backwards: the first
+// segment it takes may end before its tile does, and then its sums go to
+// the block's slot in the workspace for the block that owns the tile (the
+// one holding the tile's last slices), which takes that segment last and
+// adds the earlier blocks' sums before it stores the tile.
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
+  constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
+  extern __shared__ float4 smem[];
+  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
+  const int slices = int(device::ceil_div(p.k, BK));
+  const int block = blockIdx.x, t = threadIdx.x;
+  const int begin = block < sk.sharing ? sk.run_begin(block) : 0;
+  int pos = block < sk.sharing ? sk.run_begin(block + 1) : 0;
+  auto slot = [&](int b) { return reinterpret_cast<float4*>(sk.partials) + int64_t(b) * kVec4s * Cfg::kThreads; };
+  auto sync = [] { __syncthreads(); };
+  for (int u = block;;) {
+    int unit, s0, s1;  // the next segment: slices [s0, s1) of tile `unit`
+    if (u < sk.whole) {
+      unit = u, s0 = 0, s1 = slices;
+      u += gridDim.x;
+    } else if (pos > begin) {
+      const int unit_start = (pos - 1) / slices * slices, from = max(begin, unit_start);
+      unit = sk.whole + unit_start / slices, s0 = from - unit_start, s1 = pos - unit_start;
+      pos = from;
+    } else {
+      break;
+    }
+    int bm, bn;
+    device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
+    const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
+    float acc[TM][TN];
+    accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB>(p, smem, i0, j0, int64_t(s0) * BK,
+                                                             min(p.k, int64_t(s1) * BK), acc);
+    if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
+      device::save_partial<Cfg::kThreads, kVec4s>(
+          slot(block), sk.flags + block, t,
+          [&](int i) {
+            const int r = 4 * i / TN, c = 4 * i % TN;
+            return make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]);
+          },
+          sync);
+      continue;
+    }
+    if (s0 > 0) {  // earlier blocks summed the first slices: add theirs
+      const int unit_start = (unit - sk.whole) * slices;
+      for (int b = block - 1;; --b) {
+        device::add_partial<Cfg::kThreads, kVec4s>(
+            slot(b), sk.flags + b, t,
+            [&](int i, float4 v) {
+              const int r = 4 * i / TN, c = 4 * i % TN;
+              acc[r][c] += v.x, acc[r][c + 1] += v.y, acc[r][c + 2] += v.z, acc[r][c + 3] += v.w;
+            },
+            sync);
+        if (sk.run_begin(b) <= unit_start) break;
+      }
+    }
+    store_tile<Cfg, AlignedC, KSplit::kNone>(p, i0, j0, acc);
+  }
+}
 
 }  // namespace
 
-template <class Cfg, bool Aligned, bool SplitK>
+template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
+  constexpr bool SplitK = S == Schedule::kSplitK;
+  int sms = 0;
+  if constexpr (S != Schedule::kTiles) {
+    int device = 0;
+    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
+  }
+  const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
+  // Stream-K: one block per SM slot, sharing the last waves' k-slices where
+  // the plan says that pays (kSimtStreamK); else the tile schedule.
+  StreamKWork sk;
+  const int slots = sms * Cfg::kMinBlocks;
+  if constexpr (S == Schedule::kStreamK) {
+    static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
+    const int64_t slices = device::ceil_div(args.k, Cfg::kBK);
+    if (tiles * slices <= INT32_MAX) static_cast<StreamKPlan&>(sk) = plan_stream_k(tiles, slices, slots, nullptr, kSimtStreamK);
+    if (sk.sharing == 0) return launch_pipelined<Cfg, Aligned, Schedule::kTiles>(args, stream);
+  }
   // A with op N is transposed on its way into the kernel's k-major tile,
   // through registers; with op T it goes straight in by cp.async, faster
   // (configs.hpp). Where the difference pays for a copy of A, the kernel
-  // reads a transposed copy (the stream's operand workspace).
-  if (args.opA == Op::N && copy_a_transposed(args.m, args.n, args.k, Aligned)) {
+  // reads a transposed copy (the stream's operand workspace). Stream-K
+  // always does: its register path lost 10-17% where the tile schedule's
+  // did not (H100, NN against TN; 3072^3, 4096x4096x1024, 8192x1024x8192).
+  const bool copy_a = S == Schedule::kStreamK ? copy_a_fits(args.m, args.k)
+                                               : copy_a_transposed(args.m, args.n, args.k, Aligned);
+  if (args.opA == Op::N && copy_a) {
     const int64_t ldt = copy_a_ld(args.m);
     void* copy = nullptr;
     if (cudaError_t err = stream_workspace(stream, size_t(args.k * ldt) * sizeof(float), &copy, WorkspaceUse::kOperands);
@@ -208,15 +334,27 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
         err != cudaSuccess) {
       return err;
     }
-    return launch_pipelined<Cfg, Aligned, SplitK>(t, stream);
+    return launch_pipelined<Cfg, Aligned, S>(t, stream);
   }
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
+  if constexpr (S == Schedule::kStreamK) {
+    if (cudaError_t err = stream_k_workspace(stream, slots, Cfg::kBM * Cfg::kBN, &sk.flags, &sk.partials);
+        err != cudaSuccess) {
+      return err;
+    }
+    const unsigned blocks = unsigned(sk.whole > 0 ? slots : sk.sharing);  // those with work
+    return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+      auto kernel = pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+          err != cudaSuccess) {
+        return err;
+      }
+      kernel<<<blocks, Cfg::kThreads, kSmem, stream>>>(args, sk);
+      return cudaGetLastError();
+    });
+  }
   int64_t per_split = args.k, splits = 1;
   if constexpr (SplitK) {
-    int device = 0, sms = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
-    const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
     per_split = split_depth(args.k, split_count(tiles, args.k, sms, Cfg::kMinBlocks, Cfg::kBK), Cfg::kBK);
     splits = device::ceil_div(args.k, per_split);
   }

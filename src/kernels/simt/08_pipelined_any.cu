@@ -6,9 +6,9 @@
 
 namespace tessel::impl {
 
-template cudaError_t launch_pipelined<PipelinedAny128x128, false, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<PipelinedAny128x128, false, true>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, false, false>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<Pipelined64x64, false, true>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<PipelinedAny128x128, false, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64, false, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

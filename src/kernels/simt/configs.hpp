@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/stream_k_plan.hpp"
+
 namespace tessel::impl {
 
 struct NaiveConfig {  // steps 01 and 02: one thread per element of C
@@ -85,6 +87,18 @@ constexpr int64_t kSplitPartCost = 32;
 // 16-byte units) go to a workspace of at most this many bytes (else they add).
 constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 
+// Step 08's stream-K schedule (pipelined_128x256_streamk), in 16-deep slices
+// of 128 x 256 tiles (~3 us each). Fitted to the H100 (TN, against the same
+// kernel's tile schedule): a hand-over costs ~2 slices, and a shared slice
+// takes longer than a whole tile's, the more so the larger the GEMM (blocks
+// at different depths of k share less in L2): 7% at 3072^3 and 4096^3, 20%
+// at 5120^3, 36% at 8192^3. With 10% and at least 3% to gain it shares where
+// the last wave is far from full (NN, A copied: 3072^3 77% -> 101% of
+// cuBLAS, split-k 95%; 2560^3 97%, split-k 89%; 5120^3 99.5%, split-k 98%),
+// and not at 4096^3 (3.9 waves), 6144^3 or 8192^3, where it lost. Runs are
+// at least 16 slices deep (256, as split-k's parts: kMinSplitDepth).
+constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1};
+
 // Step 08 reads A with op N through registers, transposing it into its
 // k-major tile; A with op T goes straight in by cp.async, which is faster
 // (H100, 4096^3, 128x256 tiles: TN 47.2 against NN 44.9 TFLOP/s). Where the
@@ -102,11 +116,13 @@ constexpr double kCopyAMinVolume = 3.4e10, kCopyAMinVolumeUnaligned = 1.5e10;  /
 constexpr size_t kMaxCopyABytes = size_t(256) << 20;                          // the copy's workspace
 // The copy's leading dimension: its k rows of m values, each in 16-byte units.
 inline int64_t copy_a_ld(int64_t m) { return (m + 3) / 4 * 4; }
+inline bool copy_a_fits(int64_t m, int64_t k) {
+  return k * copy_a_ld(m) * int64_t(sizeof(float)) <= int64_t(kMaxCopyABytes);
+}
 inline bool copy_a_transposed(int64_t m, int64_t n, int64_t k, bool aligned) {
-  const int64_t bytes = k * copy_a_ld(m) * int64_t(sizeof(float));
   const double volume = double(m) * double(n) * double(k);
   return n >= (aligned ? kCopyAMinN : kCopyAMinNUnaligned) &&
-         volume >= (aligned ? kCopyAMinVolume : kCopyAMinVolumeUnaligned) && bytes <= int64_t(kMaxCopyABytes);
+         volume >= (aligned ? kCopyAMinVolume : kCopyAMinVolumeUnaligned) && copy_a_fits(m, k);
 }
 
 // The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.

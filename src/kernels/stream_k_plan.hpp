@@ -1,6 +1,7 @@
-// Internal: how step 15 (stream-K) shares a GEMM out among clusters, and
-// what that is estimated to cost; read by its launcher and by the dispatcher
-// (plain C++: no CUDA needed).
+// Internal: how the stream-K kernels (step 15; step 08's
+// pipelined_128x256_streamk) share a GEMM out among clusters (single blocks
+// for step 08), and what that is estimated to cost; read by their launchers
+// and by the dispatcher (plain C++: no CUDA needed).
 #pragma once
 
 #include <algorithm>
@@ -36,17 +37,31 @@ struct StreamKPlan {
   TESSEL_HOST_DEVICE int run_begin(int cluster) const { return int(int64_t(shared_slices) * cluster / sharing); }
 };
 
-// The cost of handing a unit's partial sums from one cluster to another
-// (write, flag, read: 128 KiB per CTA for 128 x 256 tiles), in k-slice
-// times. Measured on an H100 with sharing forced at every size: step 15
-// took 1.33x step 14's time at 2048^3 (every unit cut in two: ~10 slice
-// times per hand-over), 1.09x at 4096^3, 1.19x at 4096x4096x1024, 0.90x at
-// 3072^3 and 5120^3; 10 matches them within a few slices.
-constexpr int kFixupSlices = 10;
-// Sharing must save at least this fraction of the whole-units time.
-constexpr double kMinStreamKGain = 0.05;
-// Fewest shared k-slices per cluster.
-constexpr int kMinRun = 4;
+// A plan with its workspace (stream_k_workspace): per partial-sum slot (a
+// cluster's CTA, or its consumer warpgroup), the sums and a flag (1 = ready).
+struct StreamKWork : StreamKPlan {
+  float* partials = nullptr;
+  int* flags = nullptr;
+};
+
+// What sharing costs and must save, per kernel family: fixup_slices, the
+// cost of handing a unit's partial sums from one cluster to another (write,
+// flag, read), in k-slice times; min_gain, the fraction of the whole-units
+// time sharing must save; min_run, the fewest shared k-slices per cluster;
+// shared_slowdown, how much longer a shared slice takes than a slice of a
+// whole unit (clusters at different depths of k share less in L2).
+struct StreamKCost {
+  int fixup_slices;
+  double min_gain;
+  int min_run;
+  double shared_slowdown;
+};
+// Step 15 (64-deep wgmma slices, 128 KiB handed over per CTA). Measured on an
+// H100 with sharing forced at every size: step 15 took 1.33x step 14's time
+// at 2048^3 (every unit cut in two: ~10 slice times per hand-over), 1.09x at
+// 4096^3, 1.19x at 4096x4096x1024, 0.90x at 3072^3 and 5120^3; 10 matches
+// them within a few slices.
+constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0};
 
 // Slices the busiest cluster works through when every unit goes whole.
 inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
@@ -57,9 +72,10 @@ inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
 // when the units do not come out in even waves, all but the last full wave
 // go whole and the rest (one full wave plus the remainder: sharing just
 // the remainder would cut units into many small pieces) is shared, if that
-// is estimated to save at least kMinStreamKGain; *busiest: the estimated
+// is estimated to save at least cost.min_gain; *busiest: the estimated
 // slice times of the busiest cluster, fix-ups included.
-inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr) {
+inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr,
+                                 const StreamKCost& cost = kWgmmaStreamK) {
   StreamKPlan plan;
   plan.whole = int(units);
   const int64_t whole_time = whole_units_slices(units, slices, clusters);
@@ -69,11 +85,12 @@ inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, in
   StreamKPlan shared;
   shared.whole = int(waves > 0 ? (waves - 1) * clusters : 0);
   shared.shared_slices = int((units - shared.whole) * slices);
-  shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / kMinRun, 1, clusters));
+  shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / cost.min_run, 1, clusters));
   const int64_t run = (shared.shared_slices + shared.sharing - 1) / shared.sharing;
   const int64_t pieces = (slices + run - 1) / run + 1;  // most runs one unit is cut across
-  const int64_t time = shared.whole / clusters * slices + run + kFixupSlices * pieces;
-  if (time > (1.0 - kMinStreamKGain) * double(whole_time)) return plan;
+  const auto time = int64_t(double(shared.whole / clusters * slices) + double(run) * (1.0 + cost.shared_slowdown) +
+                            double(cost.fixup_slices * pieces) + 0.5);
+  if (time > (1.0 - cost.min_gain) * double(whole_time)) return plan;
   if (busiest) *busiest = time;
   return shared;
 }
