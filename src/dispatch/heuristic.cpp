@@ -35,8 +35,11 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
       const int slots = sms * e.blocks_per_sm;
       const int64_t slices = (k + e.k_slice - 1) / e.k_slice;
       int64_t busiest = impl::whole_units_slices(tiles, slices, slots);
-      if (tiles * slices <= INT32_MAX && impl::plan_stream_k(tiles, slices, slots, &busiest, impl::kSimtStreamK).sharing > 0) {
-        est.blocks = std::max<int64_t>(est.blocks, slots), est.fills = true;
+      impl::StreamKPlan plan;
+      if (tiles * slices <= INT32_MAX) plan = impl::plan_stream_k(tiles, slices, slots, &busiest, impl::kSimtStreamK);
+      if (plan.sharing > 0) {  // the blocks its launcher starts
+        est.blocks = plan.whole > 0 ? slots : plan.sharing;
+        est.fills = est.blocks >= int64_t(0.9 * slots);
       }
       est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
     }

@@ -59,6 +59,12 @@ TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
   EXPECT_EQ(p.shared_slices, (288 - 132) * 192);
   // Shallow k: runs would be under 16 slices deep, too short to pay.
   EXPECT_EQ(plan_stream_k(32, 19, 132, nullptr, kSimtStreamK).sharing, 0);  // 1024x1024x300
+  // A plan that shares among too few blocks to fill the GPU does not count
+  // as filling it: 512^3 (16 blocks share 8 tiles) and 768^3 (54 share 18)
+  // stay with 64x64 split-k (on the H100, stream-K there: 25% and 53% of
+  // cuBLAS, the copy of A and the hand-overs unhidden).
+  EXPECT_EQ(pick(512, 512, 512, true), "pipelined_splitk");
+  EXPECT_EQ(pick(768, 768, 768, true), "pipelined_splitk");
 }
 
 TEST(Heuristic, SmallOutputsSplitK) {
