@@ -53,9 +53,9 @@
 #include <type_traits>
 
 #include "device/common.cuh"
+#include "device/stream_k.cuh"
 #include "device/tile_load.cuh"
 #include "kernels/kernels.hpp"
-#include "device/stream_k.cuh"
 #include "kernels/simt/configs.hpp"
 #include "kernels/stream_k_plan.hpp"
 #include "kernels/workspace.hpp"
