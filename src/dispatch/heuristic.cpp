@@ -30,19 +30,19 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     // The blocks the busiest SM runs, times their volume (area x depth; for
     // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
     const int64_t volume_depth = e.info.split_k ? depth + impl::kSplitPartCost : depth;
-    est.time = double((est.blocks + sms - 1) / sms) * double(est.area) * double(volume_depth) / e.speed;
-    if (e.stream_k) {  // step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block
-      const int slots = sms * e.blocks_per_sm;
-      const int64_t slices = (k + e.k_slice - 1) / e.k_slice;
-      int64_t busiest = impl::whole_units_slices(tiles, slices, slots);
-      impl::StreamKPlan plan;
-      if (tiles * slices <= INT32_MAX) plan = impl::plan_stream_k(tiles, slices, slots, &busiest, impl::kSimtStreamK);
-      if (plan.sharing > 0) {  // the blocks its launcher starts
-        est.blocks = plan.whole > 0 ? slots : plan.sharing;
-        est.fills = est.blocks >= int64_t(0.9 * slots);
-      }
-      est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
+    if (!e.stream_k) {
+      est.time = double((est.blocks + sms - 1) / sms) * double(est.area) * double(volume_depth) / e.speed;
+      return est;
     }
+    // Step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block.
+    const int slots = sms * e.blocks_per_sm;
+    int64_t busiest = 0;
+    const impl::StreamKPlan plan = impl::plan_step08_stream_k(tiles, k, e.k_slice, slots, &busiest);
+    if (plan.sharing > 0) {  // the blocks its launcher starts
+      est.blocks = plan.whole > 0 ? slots : plan.sharing;
+      est.fills = est.blocks >= int64_t(0.9 * slots);
+    }
+    est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
     return est;
   };
   const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU

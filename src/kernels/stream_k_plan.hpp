@@ -29,7 +29,8 @@ struct ClusterUnits {
 // Units (a cluster's tile: kCluster row tiles x one column tile) [0, whole)
 // go whole to the clusters in turn; the k-slices of the rest, numbered unit
 // by unit, go in equal runs to clusters 0..sharing-1 (none when sharing = 0).
-// (The launcher checks units * slices < 2^31.)
+// (shared slices are counted in int: plan_stream_k shares only where
+// units * slices < 2^31.)
 struct StreamKPlan {
   int whole = 0;
   int sharing = 0;
@@ -80,7 +81,7 @@ inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, in
   plan.whole = int(units);
   const int64_t whole_time = whole_units_slices(units, slices, clusters);
   if (busiest) *busiest = whole_time;
-  if (units % clusters == 0) return plan;
+  if (units % clusters == 0 || units * slices > INT32_MAX) return plan;
   const int64_t waves = units / clusters;
   StreamKPlan shared;
   shared.whole = int(waves > 0 ? (waves - 1) * clusters : 0);

@@ -234,8 +234,9 @@ TEST_F(Step08StreamKTest, SharedTilesAddUp) {
   Cublas cublas;
   uint64_t seed = 80;
   for (const Shape& shape : {Shape{300, 1000, 3000}, Shape{2100, 4100, 300}, Shape{127, 1001, 4097}}) {
-    const int64_t tiles = (shape.m + 127) / 128 * ((shape.n + 255) / 256), slices = (shape.k + 15) / 16;
-    EXPECT_GT(tessel::impl::plan_stream_k(tiles, slices, sms, nullptr, tessel::impl::kSimtStreamK).sharing, 0)
+    using Cfg = tessel::impl::Pipelined128x256;
+    const int64_t tiles = (shape.m + Cfg::kBM - 1) / Cfg::kBM * ((shape.n + Cfg::kBN - 1) / Cfg::kBN);
+    EXPECT_GT(tessel::impl::plan_step08_stream_k(tiles, shape.k, Cfg::kBK, sms * Cfg::kMinBlocks).sharing, 0)
         << to_string(shape) << " is not shared";
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 0, 4}, Setting{-0.75f, 1.25f, 4, 4}}) {

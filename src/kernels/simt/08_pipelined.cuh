@@ -309,8 +309,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   const int slots = sms * Cfg::kMinBlocks;
   if constexpr (S == Schedule::kStreamK) {
     static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
-    const int64_t slices = device::ceil_div(args.k, Cfg::kBK);
-    if (tiles * slices <= INT32_MAX) static_cast<StreamKPlan&>(sk) = plan_stream_k(tiles, slices, slots, nullptr, kSimtStreamK);
+    static_cast<StreamKPlan&>(sk) = plan_step08_stream_k(tiles, args.k, Cfg::kBK, slots);
     if (sk.sharing == 0) return launch_pipelined<Cfg, Aligned, Schedule::kTiles>(args, stream);
   }
   // A with op N is transposed on its way into the kernel's k-major tile,

@@ -98,12 +98,17 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // and not at 4096^3 (3.9 waves), 6144^3 or 8192^3, where it lost. Runs are
 // at least 16 slices deep (256, as split-k's parts: kMinSplitDepth).
 constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1};
+// Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
+// slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
+inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr) {
+  return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, kSimtStreamK);
+}
 
 // Step 08 reads A with op N through registers, transposing it into its
 // k-major tile; A with op T goes straight in by cp.async, which is faster
 // (H100, 4096^3, 128x256 tiles: TN 47.2 against NN 44.9 TFLOP/s). Where the
 // GEMM is large enough, its launcher first copies A transposed (8 bytes
-// moved per element of A: 57 us for 4096 x 4096) and runs as op T: the
+// moved per element of A: 47.8 us for 4096 x 4096 on the H100) and runs as op T: the
 // copy's share of the time falls as 1/n, and a small call cannot hide the
 // extra launch. Measured on the H100 (auto-dispatch, copy forced on and off),
 // with 128x256's register path two k-steps per iteration: 8192^3 +1.8%,
