@@ -19,9 +19,10 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
   // cudaStreamPerThread is one handle for a different stream in each host thread. Operand
   // copies and split-k parts are written by one launch and read by the next, so two threads
   // issuing to one stream must not share their buffer (one's copy could land between the
-  // other's two launches); step 15's buffer is used by one launch at a time, which the
-  // stream serialises.
-  const bool per_thread = stream == cudaStreamPerThread || use != WorkspaceUse::kStreamK;
+  // other's two launches); flags and partial sums are used by one launch at a time, which
+  // the stream serialises.
+  const bool per_thread =
+      stream == cudaStreamPerThread || use == WorkspaceUse::kOperands || use == WorkspaceUse::kSplitParts;
   const std::thread::id thread = per_thread ? std::this_thread::get_id() : std::thread::id();
   std::lock_guard<std::mutex> lock(mutex);
   Block& b = blocks[{device, stream, thread, use}];
@@ -43,12 +44,16 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
 }
 
 cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials) {
-  const size_t flag_bytes = (size_t(slots) * sizeof(int) + 255) & ~size_t(255);
+  void* f = nullptr;
   void* ws = nullptr;
-  const size_t bytes = flag_bytes + size_t(slots) * size_t(slot_floats) * sizeof(float);
-  if (cudaError_t err = stream_workspace(stream, bytes, &ws, WorkspaceUse::kStreamK); err != cudaSuccess) return err;
-  *flags = static_cast<int*>(ws);
-  *partials = reinterpret_cast<float*>(static_cast<char*>(ws) + flag_bytes);
+  if (cudaError_t err = stream_workspace(stream, size_t(slots) * sizeof(int), &f, WorkspaceUse::kFlags);
+      err != cudaSuccess) {
+    return err;
+  }
+  const size_t bytes = size_t(slots) * size_t(slot_floats) * sizeof(float);
+  if (cudaError_t err = stream_workspace(stream, bytes, &ws, WorkspaceUse::kPartials); err != cudaSuccess) return err;
+  *flags = static_cast<int*>(f);
+  *partials = static_cast<float*>(ws);
   return cudaSuccess;
 }
 

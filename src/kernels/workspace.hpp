@@ -13,8 +13,8 @@ namespace tessel::impl {
 // A buffer of at least `bytes` on the current device for kernels ordered on
 // `stream`, zero-filled when first handed out (and whenever it grows).
 // Kernels that use it must leave it as they found it where it matters (the
-// stream-K flags are reset by their readers), since the next call on the
-// stream gets the same buffer. One buffer per (device, stream, use), and
+// flags are reset by their readers), since the next call on the stream gets
+// the same buffer. One buffer per (device, stream, use), and
 // per host thread for cudaStreamPerThread (a different stream in each
 // thread) and for operand copies (written by one launch and read by the
 // next, so calls from two threads on one stream, which may interleave,
@@ -22,16 +22,18 @@ namespace tessel::impl {
 // cudaFree's implicit device synchronisation, so a kernel still using it is
 // done first. Not usable while the stream is being captured into a graph the
 // first time a size is needed (cudaMalloc is not capturable).
-// `use` keeps the users apart: the stream-K flags must stay zero between
-// calls, which an operand copy on the same stream would break. Split-k
-// parts (step 08 with an unaligned C) are, like operand copies, written by
-// one launch and read by the next.
-enum class WorkspaceUse { kStreamK, kOperands, kSplitParts };
-cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer,
-                             WorkspaceUse use = WorkspaceUse::kStreamK);
+// `use` keeps the users apart. kFlags: counters and ready flags, zero
+// between calls (every kernel resets what it raised). kPartials: partial
+// sums handed between the blocks of one launch (stream-K).
+// They are separate buffers because a call with more flags than the last
+// one would otherwise take the last one's partial sums for raised flags.
+// kOperands: operand copies, and kSplitParts: split-k parts (step 08 with an
+// unaligned C), each written by one launch and read by the next.
+enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts };
+cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, WorkspaceUse use);
 
-// The stream-K kernels' workspace (use kStreamK): `slots` ready flags, then,
-// 256-byte aligned, `slots` slots of `slot_floats` partial sums each.
+// The stream-K kernels' workspace: `slots` ready flags (use kFlags), and
+// `slots` slots of `slot_floats` partial sums each (use kPartials).
 cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials);
 
 }  // namespace tessel::impl

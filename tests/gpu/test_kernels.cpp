@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
-#include "kernels/stream_k_plan.hpp"
 #include "kernels/simt/configs.hpp"
+#include "kernels/stream_k_plan.hpp"
+#include "kernels/workspace.hpp"
 
 namespace {
 
@@ -248,6 +250,29 @@ TEST_F(Step08StreamKTest, SharedTilesAddUp) {
       }
     }
   }
+}
+
+// The stream-K workspace's flags are zero at every call, whatever the call
+// before left in its partial sums: a call with more slots than the last one
+// (step 15, 2 slots per SM, after step 08's stream-K, 1) must not find the
+// last one's sums where its flags now lie.
+class StreamKWorkspaceTest : public GpuTest {};
+
+TEST_F(StreamKWorkspaceTest, FlagsStartAtZero) {
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  int* flags = nullptr;
+  float* sums = nullptr;
+  ASSERT_EQ(tessel::impl::stream_k_workspace(stream, 64, 64, &flags, &sums), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(sums, 0xff, 64 * 64 * sizeof(float), stream), cudaSuccess);  // sums left behind
+  // 1024 slots of 1 float: 8 KiB in all, less than the 16.3 KiB before (one buffer
+  // for both would not grow, and its flags would lie on the sums left behind)
+  ASSERT_EQ(tessel::impl::stream_k_workspace(stream, 1024, 1, &flags, &sums), cudaSuccess);
+  std::vector<int> host(1024, -1);
+  ASSERT_EQ(cudaMemcpyAsync(host.data(), flags, host.size() * sizeof(int), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(std::count(host.begin(), host.end(), 0), 1024);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
 }
 
 }  // namespace
