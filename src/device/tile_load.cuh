@@ -138,8 +138,11 @@ struct VecTileLoader {
 // sets of fragments in them). A thread's chunks lie in one column band of
 // the tile, `pass` stored rows apart (chunk i is chunk 0 moved by i * pass
 // rows), so the thread keeps one pointer, advanced by a k-slice per step,
-// and how many of its chunks lie inside the operand; the loop does no 64-bit
-// index arithmetic and no bounds tests except on the last, partial slice.
+// and how many of its chunks lie inside the operand. A slice that lies
+// wholly inside k (load, copy_async) costs no 64-bit index arithmetic and no
+// bounds tests; only the last, partial slice does (load_edge,
+// copy_async_edge). A thread with no chunk inside keeps its pointer at the
+// operand's base (pass and step 0), where copies of no bytes point.
 // With Aligned = false the chunks are read element by element (any pointer,
 // any leading dimension); shared memory is the same.
 template <bool KContig, int MN, int BK, int Pad, int Threads, bool Aligned = true>
@@ -165,14 +168,14 @@ struct StreamingTileLoader {
     inside = KContig ? int(std::min<int64_t>(kPerThread, left <= 0 ? 0 : (left + kPass - 1) / kPass))
                      : (left <= 0 ? 0 : left >= 4 ? 4 : int(left));
     ptr = inside > 0 ? element_ptr<KContig>(o, x0 + x, k_begin + kk) : o.X;
+    if (inside == 0) pass = 0, step = 0;
   }
 
   // Valid elements of chunk i inside x (any slice that lies inside k).
   __device__ int whole(int i) const { return KContig ? (i < inside ? 4 : 0) : inside; }
 
-  // Valid elements of chunk i in the slice starting at k0 (whole_slice: k0 + BK <= k).
-  __device__ int valid(int i, const Operand& o, int64_t k0, bool whole_slice) const {
-    if (whole_slice) return whole(i);
+  // Valid elements of chunk i in the slice starting at k0, which k cuts.
+  __device__ int valid(int i, const Operand& o, int64_t k0) const {
     int x, kk;
     Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
     const int64_t left = o.k_ext - (k0 + kk);
@@ -182,10 +185,18 @@ struct StreamingTileLoader {
 
   __device__ const float* chunk(int i) const { return ptr + i * pass; }
 
-  __device__ void load(const Operand& o, int64_t k0, bool whole_slice) {
+  // A whole slice into registers (the transposing path: a chunk is all inside or all out).
+  __device__ void load() {
+    static_assert(KContig, "only operands that are transposed go through registers");
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) staged[i] = i < inside ? load_chunk<Aligned>(chunk(i), 4) : float4{};
+  }
+
+  // The last slice, starting at k0, which k cuts.
+  __device__ void load_edge(const Operand& o, int64_t k0) {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
-      const int v = valid(i, o, k0, whole_slice);
+      const int v = valid(i, o, k0);
       staged[i] = load_chunk<Aligned>(v > 0 ? chunk(i) : o.X, v);
     }
   }
@@ -199,21 +210,33 @@ struct StreamingTileLoader {
     }
   }
 
-  __device__ void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t k0, bool whole_slice) const {
+  // A whole slice straight into shared memory: every chunk has the same
+  // valid elements (the tile's edge in x may cut them), the rest zero-filled.
+  __device__ void copy_async(float (*S)[MN + Pad]) const {
     static_assert(!KContig && Aligned, "cp.async copies aligned 16-byte chunks and cannot transpose");
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
-      const int v = valid(i, o, k0, whole_slice);
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
+                   "l"(chunk(i)), "r"(inside * 4));
+    }
+  }
+
+  // The last slice, starting at k0, which k cuts.
+  __device__ void copy_async_edge(float (*S)[MN + Pad], const Operand& o, int64_t k0) const {
+    static_assert(!KContig && Aligned, "cp.async copies aligned 16-byte chunks and cannot transpose");
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      int x, kk;
+      Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
+      const int v = valid(i, o, k0);
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
                    "l"(v > 0 ? chunk(i) : o.X), "r"(v * 4));
     }
   }
 
-  __device__ void advance() {
-    if (inside > 0) ptr += step;
-  }
+  __device__ void advance() { ptr += step; }
 };
 
 // Step 08's loader for an unaligned operand that needs no transposing (A
@@ -232,8 +255,8 @@ struct ElementTileLoader {
   static constexpr int kPerThread = MN * BK / Threads;
 
   const float* ptr;  // element 0 in the current slice (the operand's base when outside)
-  int64_t pass;      // elements between element i and element i + 1: kPass stored rows
-  int64_t step;      // elements between one slice of an element and the next
+  int64_t pass;      // elements between element i and element i + 1: kPass stored rows (0 when outside)
+  int64_t step;      // elements between one slice of an element and the next (0 when outside)
   bool inside;       // this thread's x lies inside the operand
 
   __device__ static int x() { return threadIdx.x % MN; }
@@ -242,21 +265,30 @@ struct ElementTileLoader {
   __device__ ElementTileLoader(const Operand& o, int64_t x0, int64_t k_begin)
       : pass(kPass * o.ld), step(BK * o.ld), inside(x0 + x() < o.x_ext) {
     ptr = inside ? element_ptr<false>(o, x0 + x(), k_begin + row()) : o.X;
+    if (!inside) pass = 0, step = 0;
   }
 
-  __device__ void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t k0, bool whole_slice) const {
+  // A whole slice (inside k).
+  __device__ void copy_async(float (*S)[MN + Pad]) const {
+#pragma unroll
+    for (int i = 0; i < kPerThread; ++i) {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(&S[row() + i * kPass][x()])),
+                   "l"(ptr + i * pass), "r"(inside ? 4 : 0));
+    }
+  }
+
+  // The last slice, starting at k0, which k cuts.
+  __device__ void copy_async_edge(float (*S)[MN + Pad], const Operand& o, int64_t k0) const {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
       const int kk = row() + i * kPass;
-      const bool valid = inside && (whole_slice || k0 + kk < o.k_ext);
+      const bool valid = inside && k0 + kk < o.k_ext;
       asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(&S[kk][x()])),
                    "l"(valid ? ptr + i * pass : o.X), "r"(valid ? 4 : 0));
     }
   }
 
-  __device__ void advance() {
-    if (inside) ptr += step;
-  }
+  __device__ void advance() { ptr += step; }
 };
 
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }

@@ -116,9 +116,13 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
 
   // Start bringing slice k0 into stage s ...
   auto fetch = [&](int s, int64_t k0) {
-    const bool whole = k0 + BK <= k_end;
-    if constexpr (kAsyncA) load_a.copy_async(As[s], a, k0, whole); else load_a.load(a, k0, whole);
-    if constexpr (kAsyncB) load_b.copy_async(Bs[s], b, k0, whole); else load_b.load(b, k0, whole);
+    if (k0 + BK <= k_end) {  // a whole slice: nothing to test against k
+      if constexpr (kAsyncA) load_a.copy_async(As[s]); else load_a.load();
+      if constexpr (kAsyncB) load_b.copy_async(Bs[s]); else load_b.load();
+    } else {
+      if constexpr (kAsyncA) load_a.copy_async_edge(As[s], a, k0); else load_a.load_edge(a, k0);
+      if constexpr (kAsyncB) load_b.copy_async_edge(Bs[s], b, k0); else load_b.load_edge(b, k0);
+    }
     device::cp_async_commit();
     load_a.advance();
     load_b.advance();
@@ -157,32 +161,49 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   for (int r = 0; r < TM; ++r)
 #pragma unroll
     for (int c = 0; c < TN; ++c) acc[r][c] = 0.0f;
+  // One k-step's FFMAs on the fragments in buffer `buf`.
+  auto multiply = [&](int buf) {
+#pragma unroll
+    for (int u = 0; u < TM * TN; ++u) {
+      const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
+      const int c = kDownColumns ? u / TM : u % TN;
+      acc[r][c] += fa[buf][r] * fb[buf][c];
+    }
+  };
   fetch(0, k_begin);
   land(0);
   __syncthreads();
+  read_fragments(0, 0, 0);
   int s = 0;
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BK) {
     const bool more = k0 + BK < k_end;
     if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
-    read_fragments(s, 0, 0);
 #pragma unroll 1
-    for (int kb = 0; kb < BK; kb += kUnroll) {
+    for (int kb = 0; kb < BK - kUnroll; kb += kUnroll) {
 #pragma unroll
       for (int h = 0; h < kUnroll; ++h) {
-        const int kk = kb + h;
-        if (kk + 1 < BK) read_fragments(s, kk + 1, (h + 1) % 2);
-#pragma unroll
-        for (int u = 0; u < TM * TN; ++u) {
-          const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
-          const int c = kDownColumns ? u / TM : u % TN;
-          acc[r][c] += fa[h % 2][r] * fb[h % 2][c];
-        }
+        read_fragments(s, kb + h + 1, (h + 1) % 2);
+        multiply(h % 2);
       }
     }
-    if (more) land(s ^ 1);
-    __syncthreads();
+#pragma unroll
+    for (int h = 0; h < kUnroll; ++h) {  // the slice's last kUnroll steps
+      if (h + 1 < kUnroll) {
+        read_fragments(s, BK - kUnroll + h + 1, (h + 1) % 2);
+      } else if (more) {
+        // The last step's fragments are in registers: the next slice can
+        // land and the block meet at the barrier now, and that slice's first
+        // fragments load while this step's FFMAs run instead of after them
+        // (as in cuBLAS's SGEMM kernels).
+        land(s ^ 1);
+        __syncthreads();
+        read_fragments(s ^ 1, 0, 0);
+      }
+      multiply(h % 2);
+    }
     s ^= 1;
   }
+  __syncthreads();  // every warp is done with the last slice's stage
 }
 
 // The tile's results into C (alpha * acc + beta * C), or added into C
