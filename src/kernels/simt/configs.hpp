@@ -58,8 +58,10 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
 // 128x256 runs its k-steps two per loop iteration where an operand goes
 // through registers: on the H100, NN at 2048^3 87.5% -> 90.9% of cuBLAS
-// (unrolled by 4: 87.0%), while TN, all cp.async, lost 1% that way (4096^3)
-// and keeps the whole 16-step slice unrolled.
+// (unrolled by 4: 87.0%; with the sixteenth session's loop, the whole slice
+// unrolled: NT and TT 90-96% -> 83-87%), while TN, all cp.async, keeps the
+// whole 16-step slice unrolled (two or four steps per iteration: 4096^3
+// 96.9-97.2% -> 91-92%, although ncu's no_instruction stalls fell 54 k -> 9 k).
 using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2>;  // 16x8 per lane, 1 block/SM: large outputs
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
