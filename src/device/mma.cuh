@@ -1,6 +1,7 @@
 // Thin wrappers over the sm_80 tensor-core instructions step 10 uses
-// (cp.async, ldmatrix, mma.sync), the swizzled shared-memory tile they
-// read, and the parameters the tensor-core kernels share.
+// (ldmatrix, mma.sync; its cp.async copies are in cp_async.cuh), the
+// swizzled shared-memory tile they read, and the parameters the
+// tensor-core kernels share.
 //
 // Fragment layouts (PTX ISA, "Matrix fragments for mma.m16n8k16 / m16n8k8"):
 // with g = lane / 4 and t = lane % 4, and a "k-pair" being 16 bytes of k
@@ -17,23 +18,10 @@
 
 #include <cstdint>
 
+#include "device/cp_async.cuh"
 #include "device/types.cuh"
 
 namespace tessel::device {
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
-
-// 16-byte copy global -> shared that completes asynchronously; only the
-// first `bytes` (0..16) are read, the rest of the 16 are zero-filled.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, int bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_addr(dst)), "l"(src), "r"(bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-// Waits until at most N of this thread's committed groups are still in flight.
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 // Four 8x8 16-bit blocks (or 8x4 32-bit ones); lanes 8q..8q+7 give block q's row addresses.
 template <bool Trans>

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "device/cp_async.cuh"
+
 namespace tessel::device {
 
 struct Operand {
@@ -58,11 +60,6 @@ __device__ __forceinline__ void store_chunk(float (*S)[MN + Pad], int x, int kk,
   } else {
     *reinterpret_cast<float4*>(&S[kk][x]) = c;
   }
-}
-
-// Shared address of a generic pointer into shared memory, for cp.async.
-__device__ __forceinline__ uint32_t smem_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 // 16-byte copies (LDG.128 / STS.128 / cp.async). Needs X 16-byte aligned and
@@ -127,8 +124,7 @@ struct VecTileLoader {
       chunk_pos(threadIdx.x + i * Threads, x, kk);
       const int v = valid(o, x0 + x, k0 + kk);
       const float* src = v > 0 ? element_ptr<KContig>(o, x0 + x, k0 + kk) : o.X;
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])), "l"(src),
-                   "r"(v * 4));
+      cp_async16(&S[kk][x], src, v * 4);
     }
   }
 };
@@ -218,8 +214,7 @@ struct StreamingTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       int x, kk;
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
-                   "l"(chunk(i)), "r"(inside * 4));
+      cp_async16(&S[kk][x], chunk(i), inside * 4);
     }
   }
 
@@ -231,8 +226,7 @@ struct StreamingTileLoader {
       int x, kk;
       Chunks::chunk_pos(threadIdx.x + i * Threads, x, kk);
       const int v = valid(i, o, k0);
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(&S[kk][x])),
-                   "l"(v > 0 ? chunk(i) : o.X), "r"(v * 4));
+      cp_async16(&S[kk][x], v > 0 ? chunk(i) : o.X, v * 4);
     }
   }
 
@@ -272,8 +266,7 @@ struct ElementTileLoader {
   __device__ void copy_async(float (*S)[MN + Pad]) const {
 #pragma unroll
     for (int i = 0; i < kPerThread; ++i) {
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(&S[row() + i * kPass][x()])),
-                   "l"(ptr + i * pass), "r"(inside ? 4 : 0));
+      cp_async4(&S[row() + i * kPass][x()], ptr + i * pass, inside ? 4 : 0);
     }
   }
 
@@ -283,15 +276,11 @@ struct ElementTileLoader {
     for (int i = 0; i < kPerThread; ++i) {
       const int kk = row() + i * kPass;
       const bool valid = inside && k0 + kk < o.k_ext;
-      asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(&S[kk][x()])),
-                   "l"(valid ? ptr + i * pass : o.X), "r"(valid ? 4 : 0));
+      cp_async4(&S[kk][x()], valid ? ptr + i * pass : o.X, valid ? 4 : 0);
     }
   }
 
   __device__ void advance() { ptr += step; }
 };
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 }  // namespace tessel::device
