@@ -86,6 +86,17 @@ __device__ __forceinline__ void lds4(float* dst, const float* src) {
   dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
 }
 
+// Results c..c+3 of row r of a thread's tile of sums, as one float4 (for
+// 16-byte stores), and the other way: v added to them.
+template <int TM, int TN>
+__device__ __forceinline__ float4 get4(const float (&acc)[TM][TN], int r, int c) {
+  return make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]);
+}
+template <int TM, int TN>
+__device__ __forceinline__ void add4(float (&acc)[TM][TN], int r, int c, float4 v) {
+  acc[r][c] += v.x, acc[r][c + 1] += v.y, acc[r][c + 2] += v.z, acc[r][c + 3] += v.w;
+}
+
 // Block order for L2 reuse: consecutive blocks walk down a group of `Group`
 // block-rows before moving one block-column right, so the blocks running
 // at the same time share a few panels of A and of B instead of one panel

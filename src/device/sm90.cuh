@@ -30,7 +30,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "device/mma.cuh"  // smem_addr, TcParams, store_pair
+#include "device/mma.cuh"  // TcParams, store_pair; smem_addr (device/cp_async.cuh)
 
 namespace tessel::device::sm90 {
 

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) vectorized_kernel(SgemmArgs p) 
   for (int r = 0; r < TM; ++r)
 #pragma unroll
     for (int c = 0; c < TN; c += 4) {
-      device::store_row4(p, i0 + row0 + r, j0 + col0 + c, make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]));
+      device::store_row4(p, i0 + row0 + r, j0 + col0 + c, device::get4(acc, r, c));
     }
 }
 

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) warptile_kernel(SgemmArgs p) {
 #pragma unroll
     for (int g = 0; g < FN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
-      device::store_row4(p, i, j, make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]));
+      device::store_row4(p, i, j, device::get4(acc, r, 4 * g));
     }
 }
 

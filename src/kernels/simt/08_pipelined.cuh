@@ -226,7 +226,7 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& p, int64_t i0, int64
 #pragma unroll
     for (int g = 0; g < Cfg::kFragsN; ++g) {
       const int64_t i = i0 + row0 + r / 4 * kRowStep + r % 4, j = j0 + col0 + g * kColStep;
-      const float4 sums = make_float4(acc[r][4 * g], acc[r][4 * g + 1], acc[r][4 * g + 2], acc[r][4 * g + 3]);
+      const float4 sums = device::get4(acc, r, 4 * g);
       if constexpr (Split == KSplit::kAtomic) {
         device::add_row4<AlignedC>(p, i, j, sums);
       } else {
@@ -293,24 +293,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
                                                              min(p.k, int64_t(s1) * BK), acc);
     if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
       device::save_partial<Cfg::kThreads, kVec4s>(
-          slot(block), sk.flags + block, t,
-          [&](int i) {
-            const int r = 4 * i / TN, c = 4 * i % TN;
-            return make_float4(acc[r][c], acc[r][c + 1], acc[r][c + 2], acc[r][c + 3]);
-          },
-          sync);
+          slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
       continue;
     }
     if (s0 > 0) {  // earlier blocks summed the first slices: add theirs
       const int unit_start = (unit - sk.whole) * slices;
       for (int b = block - 1;; --b) {
         device::add_partial<Cfg::kThreads, kVec4s>(
-            slot(b), sk.flags + b, t,
-            [&](int i, float4 v) {
-              const int r = 4 * i / TN, c = 4 * i % TN;
-              acc[r][c] += v.x, acc[r][c + 1] += v.y, acc[r][c + 2] += v.z, acc[r][c + 3] += v.w;
-            },
-            sync);
+            slot(b), sk.flags + b, t, [&](int i, float4 v) { device::add4(acc, 4 * i / TN, 4 * i % TN, v); }, sync);
         if (sk.run_begin(b) <= unit_start) break;
       }
     }
