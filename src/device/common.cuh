@@ -120,13 +120,17 @@ __device__ __forceinline__ void swizzled_block(int& bm, int& bn) {
 template <bool B>
 using Bool = std::integral_constant<bool, B>;
 
+// Calls launch(Bool<a>{}, Bool<b>{}): one template instantiation per pair of runtime flags.
+template <class F>
+cudaError_t with_bools(bool a, bool b, F&& launch) {
+  if (a) return b ? launch(Bool<true>{}, Bool<true>{}) : launch(Bool<true>{}, Bool<false>{});
+  return b ? launch(Bool<false>{}, Bool<true>{}) : launch(Bool<false>{}, Bool<false>{});
+}
+
 // Calls launch(Bool<opA == T>, Bool<opB == T>): one template instantiation per op pair.
 template <class F>
 cudaError_t with_ops(Op opA, Op opB, F&& launch) {
-  if (opA == Op::N) {
-    return opB == Op::N ? launch(Bool<false>{}, Bool<false>{}) : launch(Bool<false>{}, Bool<true>{});
-  }
-  return opB == Op::N ? launch(Bool<true>{}, Bool<false>{}) : launch(Bool<true>{}, Bool<true>{});
+  return with_bools(opA == Op::T, opB == Op::T, launch);
 }
 
 constexpr int64_t kMaxGridY = 65535;

@@ -72,11 +72,7 @@ cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64
                                                                                                    dst, ldd);
     return cudaGetLastError();
   };
-  using Yes = device::Bool<true>;
-  using No = device::Bool<false>;
-  const bool vec4 = device::in_16_byte_units(src, ld);
-  if (round_tf32) return vec4 ? launch(Yes{}, Yes{}) : launch(Yes{}, No{});
-  return vec4 ? launch(No{}, Yes{}) : launch(No{}, No{});
+  return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
 }
 
 }  // namespace tessel::impl

@@ -411,26 +411,23 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
       });
     });
   };
-  using Yes = std::true_type;
-  using No = std::false_type;
-  using AlignedC = std::bool_constant<Aligned>;
+  using AlignedC = device::Bool<Aligned>;
   auto launch_split = [&](auto aligned_a, auto aligned_b) {
     if constexpr (!SplitK) {
       return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
     } else if constexpr (Aligned) {
       return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
     } else {
-      return to_parts ? launch(aligned_a, aligned_b, Yes{}, KSplitConstant<KSplit::kParts>{})
+      return to_parts ? launch(aligned_a, aligned_b, device::Bool<true>{}, KSplitConstant<KSplit::kParts>{})
                       : launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
     }
   };
   cudaError_t err = cudaSuccess;
   if constexpr (Aligned) {
-    err = launch_split(Yes{}, Yes{});
+    err = launch_split(device::Bool<true>{}, device::Bool<true>{});
   } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
-    const bool a = device::in_16_byte_units(args.A, args.lda), b = device::in_16_byte_units(args.B, args.ldb);
-    err = a ? (b ? launch_split(Yes{}, Yes{}) : launch_split(Yes{}, No{}))
-            : (b ? launch_split(No{}, Yes{}) : launch_split(No{}, No{}));
+    err = device::with_bools(device::in_16_byte_units(args.A, args.lda), device::in_16_byte_units(args.B, args.ldb),
+                             launch_split);
   }
   if (err != cudaSuccess || !to_parts) return err;
   return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
