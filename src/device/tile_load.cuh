@@ -150,8 +150,8 @@ struct StreamingTileLoader {
   static constexpr int kPass = Threads / kChunksPerRow;  // stored rows between a thread's chunks
 
   const float* ptr;  // chunk 0 in the current slice (the operand's base when no chunk is inside)
-  int64_t pass;      // elements between chunk i and chunk i + 1: kPass stored rows
-  int64_t step;      // elements between one slice of a chunk and the next
+  int64_t pass;      // elements between chunk i and chunk i + 1: kPass stored rows (0 when none is inside)
+  int64_t step;      // elements between one slice of a chunk and the next (0 when none is inside)
   int inside;        // KContig: chunks 0..inside-1 lie inside x; else the valid x of every chunk (0..4)
   float4 staged[kPerThread];
 
