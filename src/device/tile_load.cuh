@@ -62,7 +62,7 @@ __device__ __forceinline__ void store_chunk(float (*S)[MN + Pad], int x, int kk,
   }
 }
 
-// 16-byte copies (LDG.128 / STS.128 / cp.async). Needs X 16-byte aligned and
+// 16-byte copies (LDG.128 / STS.128; steps 06, 07). Needs X 16-byte aligned and
 // ld a multiple of 4 (the registry's alignment = 4); tile edges that cut a
 // 16-byte chunk are read element by element, so no byte outside the
 // operand's extent is ever read.
@@ -110,21 +110,6 @@ struct VecTileLoader {
       int x, kk;
       chunk_pos(threadIdx.x + i * Threads, x, kk);
       store_chunk<KContig, MN, Pad>(S, x, kk, staged[i]);
-    }
-  }
-
-  // Global -> shared without registers (cp.async, 16 bytes, the missing
-  // bytes of an edge chunk zero-filled). Only for operands that need no
-  // transposition; completes at cp_async_wait_all().
-  __device__ static void copy_async(float (*S)[MN + Pad], const Operand& o, int64_t x0, int64_t k0) {
-    static_assert(!KContig, "cp.async cannot transpose");
-#pragma unroll
-    for (int i = 0; i < kPerThread; ++i) {
-      int x, kk;
-      chunk_pos(threadIdx.x + i * Threads, x, kk);
-      const int v = valid(o, x0 + x, k0 + kk);
-      const float* src = v > 0 ? element_ptr<KContig>(o, x0 + x, k0 + kk) : o.X;
-      cp_async16(&S[kk][x], src, v * 4);
     }
   }
 };
