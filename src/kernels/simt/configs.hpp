@@ -55,7 +55,13 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 // Step 08's compiled configurations (each a registered kernel). Measured
 // alternatives that lost (256x128, 8-warp 128x128 with k16, 4-warp 128x128
 // for aligned calls, 128x256 with k8 or k32) are in docs/ladder.md.
-using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2>;   // 8x8 per lane, <= 128 registers: 2 blocks/SM
+// The 128x128 configurations run two k-steps per iteration on the register
+// path too: the whole slice unrolled, with the barrier inside its last step
+// (sixteenth session), no longer fit in 128 registers (ptxas spilled 12-56
+// bytes). On the H100, pipelined 2048^3 NT 69% -> 85% of cuBLAS, NN 84 ->
+// 87%, TT 85 -> 88%, 4096^3 +0-1.5 points; pipelined_any 2047^3 and 4095^3
+// NN, NT, TT +1.5-3.5 points; TN (all cp.async) unchanged.
+using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2>;  // 8x8 per lane, <= 128 registers: 2 blocks/SM
 // 128x256 runs its k-steps two per loop iteration where an operand goes
 // through registers: on the H100, NN at 2048^3 87.5% -> 90.9% of cuBLAS
 // (unrolled by 4: 87.0%; with the sixteenth session's loop, the whole slice
@@ -73,7 +79,7 @@ using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane,
 // 3072^3, -1% at 5120^3). The aligned one keeps 8x8, which the 4-warp shape
 // beat at 4096^3 (+2.6%) but lost to at 3072^3 (-12%) and 5120^3 (-3%),
 // the shapes tuning gives it (docs/ladder.md).
-using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2>;  // 16x8 per lane, 128 threads
+using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2, 2>;  // 16x8 per lane, 128 threads
 
 // Step 08's split-k variants cut k into at most kMaxSplits parts, about
 // kMinSplitDepth deep at the least (k / kMinSplitDepth rounded); each part
