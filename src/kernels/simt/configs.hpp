@@ -59,8 +59,9 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 // path too: the whole slice unrolled, with the barrier inside its last step
 // (sixteenth session), no longer fit in 128 registers (ptxas spilled 12-56
 // bytes). On the H100, pipelined 2048^3 NT 69% -> 85% of cuBLAS, NN 84 ->
-// 87%, TT 85 -> 88%, 4096^3 +0-1.5 points; pipelined_any 2047^3 and 4095^3
-// NN, NT, TT +1.5-3.5 points; TN (all cp.async) unchanged.
+// 87%, TT 85 -> 88%, 4096^3 NT and TT +1.5-1.7 points, NN even;
+// pipelined_any 2047^3 NN, NT, TT and 4095^3 NT, TT +1.8-3.5 points; TN and
+// 4095^3 NN (A copied: all cp.async) unchanged.
 using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2>;  // 8x8 per lane, <= 128 registers: 2 blocks/SM
 // 128x256 runs its k-steps two per loop iteration where an operand goes
 // through registers: on the H100, NN at 2048^3 87.5% -> 90.9% of cuBLAS
