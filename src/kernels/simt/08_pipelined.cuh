@@ -164,6 +164,11 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   // (Cfg::kStepsPerIterationTransposing; configs.hpp says why).
   constexpr int kUnroll = kAsyncA && kAsyncB ? BK : Cfg::kStepsPerIterationTransposing;
   static_assert(BK % kUnroll == 0 && kUnroll % 2 == 0, "whole pairs of k-steps per iteration");
+  // With both operands by cp.async, the next slice's copy is issued before
+  // k-step kCopyAt of this one (Cfg::kCopyAtStep; configs.hpp says why),
+  // else at the slice's start: registers are then free for the copy's loads.
+  constexpr int kCopyAt = kAsyncA && kAsyncB ? Cfg::kCopyAtStep : 0;
+  static_assert(kCopyAt >= 0 && kCopyAt + 1 < BK, "the copy is issued before the slice's last step");
 #pragma unroll
   for (int r = 0; r < TM; ++r)
 #pragma unroll
@@ -184,7 +189,8 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   int s = 0;
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BK) {
     const bool more = k0 + BK < k_end;
-    if (more) fetch(s ^ 1, k0 + BK);  // stage s^1 was last read before the previous barrier
+    // Stage s^1 was last read before the previous barrier.
+    if (kCopyAt == 0 && more) fetch(s ^ 1, k0 + BK);
 #pragma unroll 1
     for (int kb = 0; kb < BK - kUnroll; kb += kUnroll) {
 #pragma unroll
@@ -195,6 +201,7 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
     }
 #pragma unroll
     for (int h = 0; h < kUnroll; ++h) {  // the slice's last kUnroll steps
+      if (kCopyAt > 0 && h == kCopyAt && more) fetch(s ^ 1, k0 + BK);
       if (h + 1 < kUnroll) {
         read_fragments(s, BK - kUnroll + h + 1, (h + 1) % 2);
       } else if (more) {

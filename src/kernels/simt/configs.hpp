@@ -33,13 +33,16 @@ struct Blocktile2dConfig {  // steps 05 and 06
   static constexpr int kThreads = kBM * kBN / (kTM * kTN);  // 256
 };
 
-template <int BM, int BN, int BK, int WM, int WN, int MinBlocks = 1, int StepsTransposing = BK>
+template <int BM, int BN, int BK, int WM, int WN, int MinBlocks = 1, int StepsTransposing = BK, int CopyAtStep = 0>
 struct WarptileConfig {  // steps 07 and 08
   static constexpr int kBM = BM, kBN = BN, kBK = BK, kWM = WM, kWN = WN, kPad = 4;
   static constexpr int kMinBlocks = MinBlocks;  // blocks per SM asked of the register allocator
   // Step 08: k-steps per iteration of a slice's loop when an operand goes
   // through registers (BK: the whole slice unrolled).
   static constexpr int kStepsPerIterationTransposing = StepsTransposing;
+  // Step 08, both operands by cp.async: the k-step of a slice before which
+  // the next slice's copy is issued (0: at the slice's start).
+  static constexpr int kCopyAtStep = CopyAtStep;
   static constexpr int kLanesM = 4, kLanesN = 8;
   static constexpr int kTM = WM / kLanesM, kTN = WN / kLanesN;  // per-lane results
   static constexpr int kFragsM = kTM / 4, kFragsN = kTN / 4;    // 4x4 fragments per lane
@@ -69,7 +72,14 @@ using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2>;  // 8x8 per 
 // unrolled: NT and TT 90-96% -> 83-87%), while TN, all cp.async, keeps the
 // whole 16-step slice unrolled (two or four steps per iteration: 4096^3
 // 96.9-97.2% -> 91-92%, although ncu's no_instruction stalls fell 54 k -> 9 k).
-using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2>;  // 16x8 per lane, 1 block/SM: large outputs
+//
+// With both operands by cp.async it issues the next slice's copy halfway
+// through the slice (before step 8 of 16) instead of at its start, which
+// still leaves 8 steps for the copy to land. On the H100,
+// 4096^3 TN 95.5% -> 97.5% of cuBLAS, NN (A copied) 94.1-94.7 -> 96.0,
+// 2048^3 TN 93.5 -> 95.1, 8192^3 NN 96.0 -> 98.0; before step 4: about half
+// of that; before step 12: 2-3 points slower than at the start.
+using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 8>;  // 16x8 per lane, 1 block/SM: large outputs
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
