@@ -164,9 +164,9 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   // (Cfg::kStepsPerIterationTransposing; configs.hpp says why).
   constexpr int kUnroll = kAsyncA && kAsyncB ? BK : Cfg::kStepsPerIterationTransposing;
   static_assert(BK % kUnroll == 0 && kUnroll % 2 == 0, "whole pairs of k-steps per iteration");
-  // With both operands by cp.async, the next slice's copy is issued before
-  // k-step kCopyAt of this one (Cfg::kCopyAtStep; configs.hpp says why),
-  // else at the slice's start: registers are then free for the copy's loads.
+  // With both operands by cp.async, the next slice's copy may be issued
+  // later than the slice's start: before its k-step kCopyAt
+  // (Cfg::kCopyAtStep; configs.hpp has the measurements).
   constexpr int kCopyAt = kAsyncA && kAsyncB ? Cfg::kCopyAtStep : 0;
   static_assert(kCopyAt >= 0 && kCopyAt + 1 < BK, "the copy is issued before the slice's last step");
 #pragma unroll
