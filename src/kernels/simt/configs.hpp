@@ -65,7 +65,13 @@ using WarptileDefault = WarptileConfig<128, 128, 8, 32, 64>;  // 256 threads, 8x
 // 87%, TT 85 -> 88%, 4096^3 NT and TT +1.5-1.7 points, NN even;
 // pipelined_any 2047^3 NN, NT, TT and 4095^3 NT, TT +1.8-3.5 points; TN and
 // 4095^3 NN (A copied: all cp.async) unchanged.
-using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2>;  // 8x8 per lane, <= 128 registers: 2 blocks/SM
+// With both operands by cp.async the 128x128 configuration issues the next
+// slice's copy before k-step 2 of 8: on the H100, TN 2048^3 85.6% -> 89.7% of
+// cuBLAS, 4096^3 86.8 -> 91.0% (before step 1: the same; 3 or 4: as at the
+// start or slower). The 64x64 and unaligned configurations keep the copy at
+// the slice's start: later copies there ran up to 18% slower, or mixed
+// (64x64 before step 2: 2048^3 +1.2%, 1024^3 -0.5%).
+using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2, 2>;  // 8x8 per lane, <= 128 registers: 2 blocks/SM
 // 128x256 runs its k-steps two per loop iteration where an operand goes
 // through registers: on the H100, NN at 2048^3 87.5% -> 90.9% of cuBLAS
 // (unrolled by 4: 87.0%; with the sixteenth session's loop, the whole slice
@@ -73,13 +79,14 @@ using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2>;  // 8x8 per 
 // whole 16-step slice unrolled (two or four steps per iteration: 4096^3
 // 96.9-97.2% -> 91-92%, although ncu's no_instruction stalls fell 54 k -> 9 k).
 //
-// With both operands by cp.async it issues the next slice's copy halfway
-// through the slice (before step 8 of 16) instead of at its start, which
-// still leaves 8 steps for the copy to land. On the H100,
-// 4096^3 TN 95.5% -> 97.5% of cuBLAS, NN (A copied) 94.1-94.7 -> 96.0,
-// 2048^3 TN 93.5 -> 95.1, 8192^3 NN 96.0 -> 98.0; before step 4: about half
-// of that; before step 12: 2-3 points slower than at the start.
-using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 8>;  // 16x8 per lane, 1 block/SM: large outputs
+// With both operands by cp.async it issues the next slice's copy before
+// k-step 9 of the slice's 16 instead of at its start. On the H100, against
+// the start, 4096^3 TN 96.6-97.1% -> 99.8-101.1% of cuBLAS (50.0 -> 51.7
+// TFLOP/s), NN (A copied) 95.2-95.5 -> 98.3-100.0, 2048^3 TN 94.5 -> 96.7;
+// before step 8: 0.6% slower at 4096^3 to 8192^3, 0.3% faster at 2048^3;
+// before steps 4, 6, 7 or 10: 0.2-1.4% slower than 8; before 12: slower
+// than at the start.
+using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8 per lane, 1 block/SM: large outputs
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
