@@ -21,6 +21,10 @@
 // are launched in a swizzled order (groups of 8 block-rows) so that the
 // blocks resident together share panels of A and B in L2. Where a thread's
 // tile is taller than wide, its FFMAs go column by column (kDownColumns).
+// Where both operands go by cp.async, the next slice's copy is issued
+// part-way through the slice (configs.hpp, CopyAtStep), not at its top,
+// where every warp's first fragment loads come right after the barrier:
+// 128 x 256 at 4096^3 TN on an H100, 97% -> 100% of cuBLAS.
 // A slice's k-steps are unrolled whole, or two per loop iteration where the
 // configuration says so for the register path (128x256: +3.5% at 2048^3 NN;
 // the 128x128 ones: no spills, up to +16 points of cuBLAS at 2048^3 NT).
