@@ -4,7 +4,13 @@ command and date from the file itself), so committed tables are never typed
 by hand.
 
     scripts/results_md.py RESULTS.json [MORE.json ...] > results.md
+    scripts/results_md.py --summary [--at 4096] [--from 2048] SWEEP.json
+
+--summary: one row per kernel and op of a sweep over square sizes: its share
+of cuBLAS at size --at, its best and worst (with the size), and its worst
+from size --from up.
 """
+import argparse
 import json
 import sys
 
@@ -38,7 +44,35 @@ def render(path: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def summary(path: str, at: int, start: int) -> str:
+    with open(path) as f:
+        d = json.load(f)
+    rows = {}  # (kernel, op) -> {size: % of cuBLAS}, square shapes that ran
+    for r in d["results"]:
+        if r["status"] == "ok" and r["m"] == r["n"] == r["k"]:
+            rows.setdefault((r["kernel"], r["opA"] + r["opB"]), {})[r["m"]] = 100 * r["ratio"]
+    out = [
+        f"| kernel | op | at {at}³ | best (size) | worst from {start}³ up (size) | worst (size) |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for (kernel, op), by_size in rows.items():
+        def pick(sizes, fn):
+            s = fn(sizes, key=by_size.get)
+            return f"{by_size[s]:.1f} ({s})"
+        upper = [s for s in by_size if s >= start]
+        out.append(f"| {kernel} | {op} | {f'{by_size[at]:.1f}' if at in by_size else '-'} | {pick(by_size, max)} "
+                   f"| {pick(upper, min) if upper else '-'} | {pick(by_size, min)} |")
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    print("\n".join(render(p) for p in sys.argv[1:]))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+", metavar="RESULTS.json")
+    ap.add_argument("--summary", action="store_true", help="per-kernel summary of a sweep instead of the rows")
+    ap.add_argument("--at", type=int, default=4096, help="--summary: the size whose share is shown")
+    ap.add_argument("--from", dest="start", type=int, default=2048, help="--summary: worst from this size up")
+    a = ap.parse_args()
+    if a.summary:
+        print("\n".join(summary(p, a.at, a.start) for p in a.files))
+    else:
+        print("\n".join(render(p) for p in a.files))
