@@ -95,21 +95,25 @@ TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
   EXPECT_EQ(split_count(1, 1 << 20, 132, 1, 16), tessel::impl::kMaxSplits);
 }
 
-TEST(Heuristic, Step08CopiesAOnlyWhereItPays) {
-  using tessel::impl::copy_a_transposed;
-  // Measured on the H100 (configs.hpp): gains at n >= 4096 (aligned), >= 2048 (unaligned) ...
-  EXPECT_TRUE(copy_a_transposed(4096, 4096, 4096, true));
-  EXPECT_TRUE(copy_a_transposed(8192, 8192, 8192, true));  // 256 MiB, the most it copies
-  EXPECT_TRUE(copy_a_transposed(1024, 8192, 8192, true));
-  EXPECT_TRUE(copy_a_transposed(3071, 3071, 3071, false));
-  EXPECT_TRUE(copy_a_transposed(4096, 4096, 1024, false));
+TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
+  using tessel::impl::copy_transposed;  // (mn, other, k): m, n for A; n, m for B
+  // Measured on the H100 (configs.hpp): gains where the other operand is at
+  // least 4096 wide (aligned), 2048 (unaligned) ...
+  EXPECT_TRUE(copy_transposed(4096, 4096, 4096, true));
+  EXPECT_TRUE(copy_transposed(8192, 8192, 8192, true));  // 256 MiB, the most it copies
+  EXPECT_TRUE(copy_transposed(1024, 8192, 8192, true));
+  EXPECT_TRUE(copy_transposed(3071, 3071, 3071, false));
+  EXPECT_TRUE(copy_transposed(4096, 4096, 1024, false));
   // ... losses or no gain at n = 1024 and 2048, and where the GEMM is small.
-  EXPECT_FALSE(copy_a_transposed(8192, 1024, 8192, true));
-  EXPECT_FALSE(copy_a_transposed(4096, 4096, 1024, true));
-  EXPECT_FALSE(copy_a_transposed(2048, 2048, 2048, true));
-  EXPECT_FALSE(copy_a_transposed(2047, 2047, 2047, false));
-  EXPECT_FALSE(copy_a_transposed(127, 4097, 1000, false));
-  EXPECT_FALSE(copy_a_transposed(8193, 8192, 8192, true));  // more than 256 MiB
+  EXPECT_FALSE(copy_transposed(8192, 1024, 8192, true));
+  EXPECT_FALSE(copy_transposed(4096, 4096, 1024, true));
+  EXPECT_FALSE(copy_transposed(2048, 2048, 2048, true));
+  EXPECT_FALSE(copy_transposed(2047, 2047, 2047, false));
+  EXPECT_FALSE(copy_transposed(127, 4097, 1000, false));
+  EXPECT_FALSE(copy_transposed(8193, 8192, 8192, true));  // more than 256 MiB
+  // B with op T, as copy_transposed(n, m, k): 8192x1024x8192 copies B, not A.
+  EXPECT_TRUE(copy_transposed(1024, 8192, 8192, true));
+  EXPECT_FALSE(copy_transposed(8192, 1024, 8192, true));
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {

@@ -150,22 +150,32 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
 INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
                          [](const auto& info) { return safe(info.param); });
 
-// Step 08 reads a transposed copy of A (op N) where the call is large
-// enough for that to pay (impl::copy_a_transposed), which the general
-// shapes above are too small for: calls that make the copy, aligned and
-// not (an unaligned kernel's second setting pads A's rows by 3 floats),
-// both op pairs that have A with op N, both settings.
-class CopyATest : public GpuTestWithParam<std::string> {};
+// Step 08 reads a transposed copy of A with op N, and of B with op T, where
+// the call is large enough for that to pay (impl::copy_transposed), which
+// the general shapes above are too small for: calls that copy A, B or both,
+// aligned and not (an unaligned kernel's second setting pads the rows by 3
+// floats), the op pairs that make each copy, both settings.
+class CopyTest : public GpuTestWithParam<std::string> {};
 
-TEST_P(CopyATest, TransposedCopyOfA) {
+TEST_P(CopyTest, TransposedCopies) {
   const std::string kernel = kernel_of(GetParam());
   const int64_t align = alignment_of(kernel);
+  using tessel::impl::copy_transposed;
+  struct Case {
+    Shape shape;
+    const char* ops;
+    bool a, b;  // which operands the rule copies (those with op N for A, op T for B)
+  };
   Cublas cublas;
   uint64_t seed = 60;
-  for (const Shape& shape : {Shape{1000, 4100, 8400}, Shape{1001, 4097, 8401}}) {
+  for (const Case& cs : {Case{{1000, 4100, 8400}, "NN,NT", true, false}, Case{{1001, 4097, 8401}, "NN,NT", true, false},
+                         Case{{4100, 1000, 8400}, "NT,TT", false, true}, Case{{4097, 1001, 8401}, "NT,TT", false, true},
+                         Case{{4100, 4100, 2100}, "NT", true, true}, Case{{4097, 4099, 2101}, "NT", true, true}}) {
+    const Shape& shape = cs.shape;
     // (the rule for aligned kernels is the stricter; leading dimensions come in their units)
-    EXPECT_TRUE(tessel::impl::copy_a_transposed(shape.m, shape.n, shape.k, true)) << to_string(shape);
-    for (const OpPair& ops : parse_ops("NN,NT")) {
+    EXPECT_EQ(copy_transposed(shape.m, shape.n, shape.k, true), cs.a) << to_string(shape);
+    EXPECT_EQ(copy_transposed(shape.n, shape.m, shape.k, true), cs.b) << to_string(shape);
+    for (const OpPair& ops : parse_ops(cs.ops)) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 0, align}, Setting{-0.75f, 1.25f, align > 1 ? 4 : 3, align}}) {
         const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,
                            precision_of(GetParam())};
@@ -187,7 +197,7 @@ std::vector<std::string> step_08_jobs() {
   return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Ladder, CopyATest, ::testing::ValuesIn(step_08_jobs()),
+INSTANTIATE_TEST_SUITE_P(Ladder, CopyTest, ::testing::ValuesIn(step_08_jobs()),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 15 shares the last waves' k-slices only where that pays, which the

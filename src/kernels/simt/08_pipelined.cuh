@@ -40,10 +40,10 @@
 // On an H100, 127x4097x1000 went from 68% to 89% of cuBLAS (docs/ladder.md).
 //
 // A with op N costs the most to read (loads into registers, transposing
-// stores). Where the call is large enough, the launcher first copies A
-// transposed into a workspace and reads that with cp.async instead
-// (configs.hpp, copy_a_transposed): at 4096^3 on an H100, 87% -> 90% of
-// cuBLAS.
+// stores), and B with op T likewise. Where the call is large enough, the
+// launcher first copies such an operand transposed into a workspace and
+// reads that with cp.async instead (configs.hpp, copy_transposed): at
+// 4096^3 on an H100, NN 87% -> 90% of cuBLAS (A), NT 90.5% -> 98% (B).
 //
 // Stream-K (the pipelined_128x256_streamk schedule): a grid of one block
 // per SM walks the tiles, and where the last wave would leave SMs idle, the
@@ -341,26 +341,42 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     static_cast<StreamKPlan&>(sk) = plan_step08_stream_k(tiles, args.k, Cfg::kBK, slots);
     if (sk.sharing == 0) return launch_pipelined<Cfg, Aligned, Schedule::kTiles>(args, stream);
   }
-  // A with op N is transposed on its way into the kernel's k-major tile,
-  // through registers; with op T it goes straight in by cp.async, faster
-  // (configs.hpp). Where the difference pays for a copy of A, the kernel
-  // reads a transposed copy (the stream's operand workspace). Stream-K
-  // always does: its register path lost 10-17% where the tile schedule's
-  // did not (H100, NN against TN; 3072^3, 4096x4096x1024, 8192x1024x8192).
-  const bool copy_a = S == Schedule::kStreamK ? copy_a_fits(args.m, args.k)
-                                               : copy_a_transposed(args.m, args.n, args.k, Aligned);
-  if (args.opA == Op::N && copy_a) {
-    const int64_t ldt = copy_a_ld(args.m);
+  // A with op N and B with op T are transposed on their way into the
+  // kernel's k-major tiles, through registers; with the other op they go
+  // straight in by cp.async, faster (configs.hpp). Where the difference pays
+  // for a copy, the kernel reads a transposed copy (the stream's operand
+  // workspace). Stream-K always does: its register path lost 10-17% where
+  // the tile schedule's did not (H100, NN against TN; 3072^3,
+  // 4096x4096x1024, 8192x1024x8192).
+  auto copies = [&](int64_t mn, int64_t other) {
+    return S == Schedule::kStreamK ? copy_fits(mn, args.k) : copy_transposed(mn, other, args.k, Aligned);
+  };
+  const bool copy_a = args.opA == Op::N && copies(args.m, args.n);
+  const bool copy_b = args.opB == Op::T && copies(args.n, args.m);
+  if (copy_a || copy_b) {
+    const int64_t ld_a = copy_a ? copy_ld(args.m) : 0, ld_b = copy_b ? copy_ld(args.n) : 0;
     void* copy = nullptr;
-    if (cudaError_t err = stream_workspace(stream, size_t(args.k * ldt) * sizeof(float), &copy, WorkspaceUse::kOperands);
+    if (cudaError_t err = stream_workspace(stream, size_t(args.k * (ld_a + ld_b)) * sizeof(float), &copy,
+                                           WorkspaceUse::kOperands);
         err != cudaSuccess) {
       return err;
     }
     SgemmArgs t = args;
-    t.opA = Op::T, t.A = static_cast<const float*>(copy), t.lda = ldt;
-    if (cudaError_t err = launch_transpose(args.A, args.m, args.k, args.lda, static_cast<float*>(copy), ldt, false, stream);
-        err != cudaSuccess) {
-      return err;
+    float* const a_copy = static_cast<float*>(copy);
+    float* const b_copy = a_copy + args.k * ld_a;  // ld_a: a multiple of 4, so B's copy is 16-byte aligned
+    if (copy_a) {
+      if (cudaError_t err = launch_transpose(args.A, args.m, args.k, args.lda, a_copy, ld_a, false, stream);
+          err != cudaSuccess) {
+        return err;
+      }
+      t.opA = Op::T, t.A = a_copy, t.lda = ld_a;
+    }
+    if (copy_b) {
+      if (cudaError_t err = launch_transpose(args.B, args.n, args.k, args.ldb, b_copy, ld_b, false, stream);
+          err != cudaSuccess) {
+        return err;
+      }
+      t.opB = Op::N, t.B = b_copy, t.ldb = ld_b;
     }
     return launch_pipelined<Cfg, Aligned, S>(t, stream);
   }

@@ -130,30 +130,36 @@ inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int sl
   return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, kSimtStreamK);
 }
 
-// Step 08 reads A with op N through registers, transposing it into its
-// k-major tile; A with op T goes straight in by cp.async, which is faster
-// (H100, 4096^3, 128x256 tiles: TN 47.2 against NN 44.9 TFLOP/s). Where the
-// GEMM is large enough, its launcher first copies A transposed (8 bytes
-// moved per element of A: 47.8 us for 4096 x 4096 on the H100) and runs as op T: the
-// copy's share of the time falls as 1/n, and a small call cannot hide the
-// extra launch. Measured on the H100 (auto-dispatch, copy forced on and off),
-// with 128x256's register path two k-steps per iteration: 8192^3 +1.8%,
-// 6144^3 +1.3%, 1024x8192x8192 +1%, 4096^3 +0.4%, 4096x4096x1024 -1%; before
-// that change n = 1024 lost 2%, 2048 and 3072 broke even, 1024^3 lost 7% and
-// 127x4097x1000 11%. Unaligned calls gain more (their A with op N goes
-// element by element): 3071^3 +4%, 4095^3 +5%, 2047^3 -3%.
-constexpr int64_t kCopyAMinN = 4096, kCopyAMinNUnaligned = 2048;
-constexpr double kCopyAMinVolume = 3.4e10, kCopyAMinVolumeUnaligned = 1.5e10;  // m * n * k
-constexpr size_t kMaxCopyABytes = size_t(256) << 20;                          // the copy's workspace
-// The copy's leading dimension: its k rows of m values, each in 16-byte units.
-inline int64_t copy_a_ld(int64_t m) { return (m + 3) / 4 * 4; }
-inline bool copy_a_fits(int64_t m, int64_t k) {
-  return k * copy_a_ld(m) * int64_t(sizeof(float)) <= int64_t(kMaxCopyABytes);
+// Step 08 reads A with op N (and B with op T) through registers, transposing
+// it into its k-major tile; A with op T (B with op N) goes straight in by
+// cp.async, which is faster (H100, 4096^3, 128x256 tiles: TN 47.2 against NN
+// 44.9 TFLOP/s). Where the GEMM is large enough, its launcher first copies
+// such an operand transposed (8 bytes moved per element: 47.8 us for 4096 x
+// 4096 on the H100) and reads the copy by cp.async: the copy's share of the
+// time falls as 1 / (the other operand's width), and a small call cannot hide
+// the extra launch. The rule, with m, n for A and n, m for B ("other" below
+// is n for A, m for B), measured for A on the H100 (auto-dispatch, copy
+// forced on and off), with 128x256's register path two k-steps per
+// iteration: 8192^3 +1.8%, 6144^3 +1.3%, 1024x8192x8192 +1%, 4096^3 +0.4%,
+// 4096x4096x1024 -1%; before that change n = 1024 lost 2%, 2048 and 3072
+// broke even, 1024^3 lost 7% and 127x4097x1000 11%. Unaligned calls gain
+// more (their A with op N goes element by element): 3071^3 +4%, 4095^3 +5%,
+// 2047^3 -3%. For B with op T the same rule (nineteenth session, H100, the
+// 128x256 tiles): NT 4096^3 90.5 -> 98.0% of cuBLAS, 8192^3 91.3 -> 100.6%,
+// TT 4096^3 94.8 -> 102.7%; unaligned 3071^3 NT 79.7 -> 87.4%.
+constexpr int64_t kCopyMinOther = 4096, kCopyMinOtherUnaligned = 2048;
+constexpr double kCopyMinVolume = 3.4e10, kCopyMinVolumeUnaligned = 1.5e10;  // m * n * k
+constexpr size_t kMaxCopyBytes = size_t(256) << 20;                         // each copy's workspace
+// A copy's leading dimension: its k rows of mn values, each in 16-byte units.
+inline int64_t copy_ld(int64_t mn) { return (mn + 3) / 4 * 4; }
+inline bool copy_fits(int64_t mn, int64_t k) {
+  return k * copy_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
 }
-inline bool copy_a_transposed(int64_t m, int64_t n, int64_t k, bool aligned) {
-  const double volume = double(m) * double(n) * double(k);
-  return n >= (aligned ? kCopyAMinN : kCopyAMinNUnaligned) &&
-         volume >= (aligned ? kCopyAMinVolume : kCopyAMinVolumeUnaligned) && copy_a_fits(m, k);
+// Whether to copy transposed an operand of mn x k whose product is `other` wide.
+inline bool copy_transposed(int64_t mn, int64_t other, int64_t k, bool aligned) {
+  const double volume = double(mn) * double(other) * double(k);
+  return other >= (aligned ? kCopyMinOther : kCopyMinOtherUnaligned) &&
+         volume >= (aligned ? kCopyMinVolume : kCopyMinVolumeUnaligned) && copy_fits(mn, k);
 }
 
 // The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
