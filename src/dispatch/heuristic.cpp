@@ -22,16 +22,17 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     const int64_t tiles = ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
     // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
     const int64_t depth =
-        e.info.split_k ? impl::split_depth(k, impl::split_count(tiles, k, sms, e.blocks_per_sm, e.k_slice), e.k_slice)
+        e.info.split_k ? impl::split_depth(k, impl::split_count(tiles, k, sms, e.fill_blocks, e.k_slice), e.k_slice)
                        : k;
     est.blocks = tiles * ((k + depth - 1) / depth);
     est.area = int64_t(e.info.tile_m) * e.info.tile_n;
-    est.fills = est.blocks >= int64_t(0.9 * sms * e.blocks_per_sm);
+    est.fills = est.blocks >= int64_t(0.9 * sms * e.fill_blocks);
     // The blocks the busiest SM runs, times their volume (area x depth; for
     // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
     const int64_t volume_depth = e.info.split_k ? depth + impl::kSplitPartCost : depth;
     if (!e.stream_k) {
-      est.time = double((est.blocks + sms - 1) / sms) * double(est.area) * double(volume_depth) / e.speed;
+      est.time = double(impl::busiest_sm_blocks(est.blocks, sms, e.fill_blocks)) * double(est.area) *
+                 double(volume_depth) / e.speed;
       return est;
     }
     // Step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block.

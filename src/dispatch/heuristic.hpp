@@ -9,10 +9,11 @@
 namespace tessel {
 
 // Among candidates that can all take an m x n x k call, of those whose
-// blocks fill every one of `sms` SMs with as many blocks as it holds (too
-// few blocks leave SMs idle; a split-k kernel's blocks are its tiles times
+// blocks fill every one of `sms` SMs (KernelEntry::fill_blocks each: too
+// few leave warp schedulers idle; a split-k kernel's blocks are its tiles times
 // the parts it cuts k into, impl::split_count), the one with the least
-// estimated time: the blocks the busiest SM runs, times their volume (tile
+// estimated time: the blocks the busiest SM runs (in whole rounds of
+// fill_blocks, impl::busiest_sm_blocks), times their volume (tile
 // area x k-depth), over the kernel's relative speed (KernelEntry::speed:
 // larger tiles reuse more of each load; a partial last wave of large tiles
 // can still lose, as 128x256 does at 3072^3; a split-k part costs

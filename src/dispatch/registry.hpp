@@ -13,7 +13,7 @@ namespace tessel {
 struct KernelEntry {
   KernelInfo info;
   impl::LaunchFn launch;
-  int blocks_per_sm = 1;  // blocks one SM holds at once (for the dispatcher's block-count rule)
+  int blocks_per_sm = 1;  // blocks one SM holds at once (a stream-K kernel's slots per SM)
   bool persistent = false;  // one block (or cluster) per SM walks the tiles (the dispatcher's time estimate)
   // cluster: CTAs per cluster of a persistent kernel (they walk units of
   // `cluster` row tiles). speed: throughput per tile area relative to the
@@ -25,6 +25,7 @@ struct KernelEntry {
   double speed = 1.0;
   bool stream_k = false;
   int k_slice = 1;
+  int fill_blocks = 1;  // blocks an SM needs to run at full speed (impl::fill_blocks)
 };
 
 // In ladder order.

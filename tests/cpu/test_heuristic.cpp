@@ -61,10 +61,29 @@ TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
   EXPECT_EQ(plan_stream_k(32, 19, 132, nullptr, kSimtStreamK).sharing, 0);  // 1024x1024x300
   // A plan that shares among too few blocks to fill the GPU does not count
   // as filling it: 512^3 (16 blocks share 8 tiles) and 768^3 (54 share 18)
-  // stay with 64x64 split-k (on the H100, stream-K there: 25% and 53% of
-  // cuBLAS, the copy of A and the hand-overs unhidden).
+  // go to split-k (on the H100, stream-K there: 25% and 53% of cuBLAS, the
+  // copy of A and the hand-overs unhidden; 768^3 cut seven ways in 128x256
+  // tiles: 115%, in 64x64 tiles three ways 106%).
   EXPECT_EQ(pick(512, 512, 512, true), "pipelined_splitk");
-  EXPECT_EQ(pick(768, 768, 768, true), "pipelined_splitk");
+  EXPECT_EQ(pick(768, 768, 768, true), "pipelined_128x256_splitk");
+}
+
+TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
+  using tessel::impl::split_count;
+  // 256^3: 16 tiles of 64x64 cut into four 64-deep parts (H100: 95% of
+  // cuBLAS; uncut, 56%); 512^3 into four 128-deep ones (256 blocks, two per
+  // SM: 105%; two 256-deep parts, 75%).
+  EXPECT_EQ(pick(256, 256, 256, true), "pipelined_splitk");
+  EXPECT_EQ(split_count(16, 256, 132, 2, 16), 4);
+  EXPECT_EQ(split_count(64, 512, 132, 2, 16), 4);
+  // Two aligned 64x64 blocks per SM fill it: 1024x1024x300 stays uncut (H100:
+  // 92%; cut in two, 82%), and 4096x64x300 (64 tiles) cut in four takes 64x64
+  // tiles, not 128x256 that would leave 3/4 of their columns idle (95-100%
+  // against 61%).
+  EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");
+  EXPECT_EQ(pick(4096, 64, 300, true), "pipelined_splitk");
+  // 1536^3: 128x256 tiles cut seven ways, not 64x64 ones (H100 NN: 103% against 81-97%).
+  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_splitk");
 }
 
 TEST(Heuristic, SmallOutputsSplitK) {
@@ -91,7 +110,10 @@ TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
   EXPECT_EQ(split_count(32, 1024, 132, 1, 16), 4);    // 128 blocks of 256
   EXPECT_EQ(split_count(288, 3072, 132, 1, 16), 4);   // 1152 blocks of 768: 9 per SM
   EXPECT_EQ(split_count(256, 1024, 132, 4, 16), 2);   // 512 blocks fill 4 per SM
-  EXPECT_EQ(split_count(10, 200, 132, 1, 16), 1);     // k too shallow to cut
+  EXPECT_EQ(split_count(10, 200, 132, 1, 16), 3);     // none fills: as many 64-deep parts as k allows
+  EXPECT_EQ(split_count(10, 40, 132, 1, 16), 1);      // k too shallow to cut
+  EXPECT_EQ(split_count(324, 1152, 132, 4, 16), 3);   // 972 blocks: two rounds of 4, 416 deep (two parts: 648, two rounds 608 deep)
+  EXPECT_EQ(split_count(324, 1152, 132, 2, 16), 4);   // 1296 blocks: five rounds of 2, each 288 deep
   EXPECT_EQ(split_count(1, 1 << 20, 132, 1, 16), tessel::impl::kMaxSplits);
 }
 

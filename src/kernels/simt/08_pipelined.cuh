@@ -399,7 +399,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   }
   int64_t per_split = args.k, splits = 1;
   if constexpr (SplitK) {
-    per_split = split_depth(args.k, split_count(tiles, args.k, sms, Cfg::kMinBlocks, Cfg::kBK), Cfg::kBK);
+    per_split = split_depth(args.k, split_count(tiles, args.k, sms, fill_blocks<Cfg, Aligned>(), Cfg::kBK), Cfg::kBK);
     splits = device::ceil_div(args.k, per_split);
   }
   // The parts of a split k add into C atomically where C's rows lie in

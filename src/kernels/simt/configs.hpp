@@ -105,8 +105,12 @@ using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2, 2>;  // 16x8
 // part costs about kSplitPartCost of k-depth (fitted on the H100: 128x256
 // tiles at 1024^3 and 3072^3 cut 2 to 8 ways). On the H100, 1024x1024x300 in
 // two 160-deep parts ran 14% slower than uncut; 127x4097x1000 in four
-// 256-deep parts 5% faster than in three.
-constexpr int64_t kMinSplitDepth = 256;
+// 256-deep parts 5% faster than in three. The least depth was 256 until
+// small outputs' blocks were counted in rounds (fill_blocks); 64 since (H100,
+// auto-dispatch, nineteenth session): 256^3 56 -> 95% of cuBLAS (TN 51 ->
+// 82%), 384^3 76 -> 124%, 512^3 75 -> 105%, 640^3 91 -> 116%, 512x512x256
+// 75 -> 112%, 1536^3 NN 81 -> 103%; least depth 128: 256^3 74%.
+constexpr int64_t kMinSplitDepth = 64;
 constexpr int64_t kMaxSplits = 64;
 constexpr int64_t kSplitPartCost = 32;
 // Split-k parts that cannot add into C atomically at full speed (C not in
@@ -122,7 +126,7 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // the last wave is far from full (NN, A copied: 3072^3 77% -> 101% of
 // cuBLAS, split-k 95%; 2560^3 97%, split-k 89%; 5120^3 99.5%, split-k 98%),
 // and not at 4096^3 (3.9 waves), 6144^3 or 8192^3, where it lost. Runs are
-// at least 16 slices deep (256, as split-k's parts: kMinSplitDepth).
+// at least 16 slices deep (256).
 constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1};
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
@@ -167,19 +171,42 @@ inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
   return ((k + splits - 1) / splits + bk - 1) / bk * bk;
 }
 
+// The blocks an SM needs before a step-08 kernel runs at full speed there:
+// as many as it is compiled to hold (kMinBlocks), except where that is more
+// than 4 warps for an aligned kernel (64x64 tiles: 2 warps a block, 4 held):
+// enough for 4, one per warp scheduler. On the H100, 512^3 cut into 256
+// blocks of 64x64 (two per SM, 128-deep parts) ran at 105% of cuBLAS, into
+// 128 (one per SM, 256-deep: the same work per SM) at 75%, and 1024x1024x300
+// uncut in 256 at 92%, cut in two (512 blocks) at 82%; counting 4 as full,
+// 4096x64x300 went to 128x256 tiles (61% against 95-100%). The unaligned
+// 64x64 kernel, its loads element-wise, keeps 4 (127x4097x1000 in four
+// parts ran 5% faster than in three). The dispatcher and split_count count
+// an SM's blocks in rounds of this many (busiest_sm_blocks): a round with
+// fewer takes about as long as a full one.
+template <class Cfg, bool Aligned>
+constexpr int fill_blocks() {
+  return Aligned && Cfg::kThreads < 128 ? 128 / Cfg::kThreads : Cfg::kMinBlocks;
+}
+
+// The blocks the busiest of `sms` SMs runs, in whole rounds of `fill`.
+inline int64_t busiest_sm_blocks(int64_t blocks, int sms, int fill) {
+  const int64_t per_sm = (blocks + sms - 1) / sms;
+  return (per_sm + fill - 1) / fill * fill;
+}
+
 // How many parts to cut k (>= 1) into for `tiles` output tiles on `sms` SMs
-// that hold `blocks_per_sm` blocks each: of the counts whose blocks fill
-// every SM, the one whose busiest SM has the least to do (its blocks times
-// their depth plus kSplitPartCost), the fewest on a tie; if none fills (k
-// too shallow to cut that often), as many as k allows.
-inline int64_t split_count(int64_t tiles, int64_t k, int sms, int blocks_per_sm, int64_t bk) {
+// that each need `fill` blocks (fill_blocks): of the counts whose blocks fill
+// every SM, the one whose busiest SM has the least to do (busiest_sm_blocks
+// times their depth plus kSplitPartCost), the fewest on a tie; if none
+// fills (k too shallow to cut that often), as many as k allows.
+inline int64_t split_count(int64_t tiles, int64_t k, int sms, int fill, int64_t bk) {
   const int64_t most = std::max<int64_t>(1, std::min(kMaxSplits, (k + kMinSplitDepth / 2) / kMinSplitDepth));
-  const int64_t slots = int64_t(sms) * blocks_per_sm;
+  const int64_t slots = int64_t(sms) * fill;
   int64_t best = most, best_work = -1;
   for (int64_t s = 1; s <= most; ++s) {
     const int64_t depth = split_depth(k, s, bk), blocks = tiles * ((k + depth - 1) / depth);
     if (10 * blocks < 9 * slots) continue;  // leaves SMs short of blocks
-    const int64_t work = (blocks + sms - 1) / sms * (depth + kSplitPartCost);
+    const int64_t work = busiest_sm_blocks(blocks, sms, fill) * (depth + kSplitPartCost);
     if (best_work < 0 || work < best_work) best = s, best_work = work;
   }
   return best;
