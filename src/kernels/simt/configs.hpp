@@ -172,13 +172,14 @@ inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
 }
 
 // The blocks an SM needs before a step-08 kernel runs at full speed there:
-// as many as it is compiled to hold (kMinBlocks), except where that is more
-// than 4 warps for an aligned kernel (64x64 tiles: 2 warps a block, 4 held):
-// enough for 4, one per warp scheduler. On the H100, 512^3 cut into 256
-// blocks of 64x64 (two per SM, 128-deep parts) ran at 105% of cuBLAS, into
-// 128 (one per SM, 256-deep: the same work per SM) at 75%, and 1024x1024x300
-// uncut in 256 at 92%, cut in two (512 blocks) at 82%; counting 4 as full,
-// 4096x64x300 went to 128x256 tiles (61% against 95-100%). The unaligned
+// as many as it is compiled to hold (kMinBlocks), except an aligned kernel
+// whose blocks have fewer than 4 warps (64x64 tiles: 2 warps a block, 4
+// blocks held): enough blocks for 4 warps, one per warp scheduler. On the
+// H100, 512^3 cut into 256 blocks of 64x64 (two per SM, 128-deep parts) ran
+// at 105% of cuBLAS, into 128 (one per SM, 256-deep: the same work per SM) at
+// 75%, and 1024x1024x300 uncut in 256 at 92%, cut in two (512 blocks) at 82%;
+// counting 4 as full, 4096x64x300 went to 128x256 tiles (61% against
+// 95-100%). The unaligned
 // 64x64 kernel, its loads element-wise, keeps 4 (127x4097x1000 in four
 // parts ran 5% faster than in three). The dispatcher and split_count count
 // an SM's blocks in rounds of this many (busiest_sm_blocks): a round with
