@@ -56,6 +56,7 @@ struct StreamKCost {
   double min_gain;
   int min_run;
   double shared_slowdown;
+  int64_t max_whole_waves = INT64_MAX;  // more whole waves than this: never shares
 };
 // Step 15 (64-deep wgmma slices, 128 KiB handed over per CTA). Measured on an
 // H100 with sharing forced at every size: step 15 took 1.33x step 14's time
@@ -73,7 +74,8 @@ inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
 // when the units do not come out in even waves, all but the last full wave
 // go whole and the rest (one full wave plus the remainder: sharing just
 // the remainder would cut units into many small pieces) is shared, if that
-// is estimated to save at least cost.min_gain; *busiest: the estimated
+// is estimated to save at least cost.min_gain and there are at most
+// cost.max_whole_waves whole waves; *busiest: the estimated
 // slice times of the busiest cluster, fix-ups included.
 inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr,
                                  const StreamKCost& cost = kWgmmaStreamK) {
@@ -83,6 +85,7 @@ inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, in
   if (busiest) *busiest = whole_time;
   if (units % clusters == 0 || units * slices > INT32_MAX) return plan;
   const int64_t waves = units / clusters;
+  if (waves > cost.max_whole_waves) return plan;
   StreamKPlan shared;
   shared.whole = int(waves > 0 ? (waves - 1) * clusters : 0);
   shared.shared_slices = int((units - shared.whole) * slices);

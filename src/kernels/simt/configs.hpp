@@ -126,8 +126,14 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // the last wave is far from full (NN, A copied: 3072^3 77% -> 101% of
 // cuBLAS, split-k 95%; 2560^3 97%, split-k 89%; 5120^3 99.5%, split-k 98%),
 // and not at 4096^3 (3.9 waves), 6144^3 or 8192^3, where it lost. Runs are
-// at least 16 slices deep (256).
-constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1};
+// at least 16 slices deep (256). It shares only after at most 2 whole waves:
+// measured from 2560^3 to 8192^3 in steps of 256 (H100, NN, nineteenth
+// session), it beat split-k and whole tiles at 1 and 2 (2560^3 103% of
+// cuBLAS against 94% and 84%, 3072^3 104.7 against 102.7, 3328^3 103.0
+// against 100.8) and lost to split-k at every size it took with 4 or more
+// (4352^3 100.3 against 106.0, 5120^3 101.3 against 105.9, 5632^3 95.0
+// against 101.6, 6656^3 96.4 against 103.8, 6912^3 97.6 against 104.4).
+constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1, 2};
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
 inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr) {
