@@ -73,6 +73,19 @@ TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
   EXPECT_EQ(pick(768, 768, 768, true), "pipelined_128x256_splitk");
 }
 
+TEST(Heuristic, BlocksThatFillAnSm) {
+  using namespace tessel::impl;
+  EXPECT_EQ((fill_blocks<Pipelined64x64, true>()), 2);       // 2 warps a block: two give each scheduler one
+  EXPECT_EQ((fill_blocks<Pipelined64x64, false>()), 4);      // element-wise loads: all it holds
+  EXPECT_EQ((fill_blocks<Pipelined128x128, true>()), 2);     // the blocks it holds
+  EXPECT_EQ((fill_blocks<PipelinedAny128x128, false>()), 2);
+  EXPECT_EQ((fill_blocks<Pipelined128x256, true>()), 1);
+  // Rounds of them: 5 blocks where 4 make a round cost 8; 3 where 2 do, 4.
+  EXPECT_EQ(busiest_sm_blocks(5 * 132, 132, 4), 8);
+  EXPECT_EQ(busiest_sm_blocks(2 * 132 + 1, 132, 2), 4);
+  EXPECT_EQ(busiest_sm_blocks(132, 132, 1), 1);
+}
+
 TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   using tessel::impl::split_count;
   // 256^3: 16 tiles of 64x64 cut into four 64-deep parts (H100: 95% of
