@@ -88,4 +88,18 @@ cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_str
 cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
                              bool round_tf32, cudaStream_t stream);
 
+// The leading dimension of a transposed copy whose rows hold `values`
+// values: rounded up to whole 16-byte units.
+inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }
+
+// Points the call `*args` (FP32 operands) at copies of A (if flip_a) and B
+// (if flip_b) stored the other way, with their ops flipped: each is copied
+// transposed (launch_transpose, each value rounded to the nearest tf32 if
+// round_tf32) into the stream's operand workspace (WorkspaceUse::kOperands),
+// its rows 16-byte aligned (flipped_ld), on `stream` ahead of the GEMM that
+// reads it. Step 08 flips the operands it would otherwise transpose through
+// registers, the tf32 wgmma kernels those not stored K-major.
+template <class Args>  // SgemmArgs or GemmArgs
+cudaError_t flip_operands(Args* args, bool flip_a, bool flip_b, bool round_tf32, cudaStream_t stream);
+
 }  // namespace tessel::impl

@@ -10,6 +10,7 @@
 #include "device/common.cuh"
 #include "device/mma.cuh"  // to_tf32
 #include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
 
 namespace tessel::impl {
 namespace {
@@ -74,5 +75,41 @@ cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64
   };
   return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
 }
+
+template <class Args>
+cudaError_t flip_operands(Args* args, bool flip_a, bool flip_b, bool round_tf32, cudaStream_t stream) {
+  if (!flip_a && !flip_b) return cudaSuccess;
+  // Each operand as stored: rows x cols with leading dimension ld; A with
+  // op N is m x k, with op T k x m; B with op N is k x n, with op T n x k.
+  struct Stored {
+    int64_t rows, cols;
+    size_t bytes;  // of the copy, cols rows of flipped_ld(rows), in whole 256-byte units
+  };
+  auto stored = [](bool flip, bool outer_first, int64_t outer, int64_t k) {
+    const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
+    return Stored{rows, cols, flip ? (size_t(cols * flipped_ld(rows)) * sizeof(float) + 255) / 256 * 256 : 0};
+  };
+  const Stored a = stored(flip_a, args->opA == Op::N, args->m, args->k);
+  const Stored b = stored(flip_b, args->opB == Op::T, args->n, args->k);
+  void* ws = nullptr;
+  if (cudaError_t err = stream_workspace(stream, a.bytes + b.bytes, &ws, WorkspaceUse::kOperands); err != cudaSuccess) {
+    return err;
+  }
+  auto flip = [&](const Stored& s, auto& ptr, int64_t& ld, Op& op, float* dst) {
+    const int64_t ldd = flipped_ld(s.rows);
+    const cudaError_t err =
+        launch_transpose(static_cast<const float*>(ptr), s.rows, s.cols, ld, dst, ldd, round_tf32, stream);
+    if (err == cudaSuccess) ptr = dst, ld = ldd, op = op == Op::N ? Op::T : Op::N;
+    return err;
+  };
+  float* const a_copy = static_cast<float*>(ws);
+  float* const b_copy = reinterpret_cast<float*>(static_cast<char*>(ws) + a.bytes);
+  if (flip_a) {
+    if (cudaError_t err = flip(a, args->A, args->lda, args->opA, a_copy); err != cudaSuccess) return err;
+  }
+  return flip_b ? flip(b, args->B, args->ldb, args->opB, b_copy) : cudaSuccess;
+}
+template cudaError_t flip_operands(SgemmArgs*, bool, bool, bool, cudaStream_t);
+template cudaError_t flip_operands(GemmArgs*, bool, bool, bool, cudaStream_t);
 
 }  // namespace tessel::impl

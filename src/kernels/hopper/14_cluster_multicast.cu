@@ -35,13 +35,12 @@
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
 // C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
-// wgmma m64nNk8 variant; operands copied K-major first where they are not,
-// see k_major.hpp); FP32 accumulation.
+// wgmma m64nNk8 variant; operands not stored K-major are first copied so,
+// flip_operands); FP32 accumulation.
 #include <algorithm>
 
 #include "device/common.cuh"
 #include "kernels/hopper/configs.hpp"
-#include "kernels/hopper/k_major.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
 
@@ -110,15 +109,20 @@ cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
 
 // f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP32 as
 // tf32: wgmma reads tf32 K-major only, so operands stored otherwise are
-// first copied transposed (k_major_operands) and one kernel (op pair N, T)
+// first copied transposed (flip_operands) and one kernel (op pair N, T)
 // serves every call.
 template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB) return cudaErrorInvalidValue;
   if constexpr (AB == DType::kF32) {
-    GemmArgs k_major;
-    if (cudaError_t err = k_major_operands(a, stream, &k_major); err != cudaSuccess) return err;
+    // Operands already K-major are read in place: TMA rounds them to tf32
+    // as it loads them (tensor maps of type TFLOAT32, make_operand_maps);
+    // the copies are rounded as they are made.
+    GemmArgs k_major = a;
+    if (cudaError_t err = flip_operands(&k_major, a.opA == Op::T, a.opB == Op::N, true, stream); err != cudaSuccess) {
+      return err;
+    }
     return launch_ops<Cfg, T, false, true>(k_major, stream);
   } else {
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, stream); });

@@ -354,30 +354,8 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   const bool copy_a = args.opA == Op::N && copies(args.m, args.n);
   const bool copy_b = args.opB == Op::T && copies(args.n, args.m);
   if (copy_a || copy_b) {
-    const int64_t ld_a = copy_a ? copy_ld(args.m) : 0, ld_b = copy_b ? copy_ld(args.n) : 0;
-    void* copy = nullptr;
-    if (cudaError_t err = stream_workspace(stream, size_t(args.k * (ld_a + ld_b)) * sizeof(float), &copy,
-                                           WorkspaceUse::kOperands);
-        err != cudaSuccess) {
-      return err;
-    }
     SgemmArgs t = args;
-    float* const a_copy = static_cast<float*>(copy);
-    float* const b_copy = a_copy + args.k * ld_a;  // ld_a: a multiple of 4, so B's copy is 16-byte aligned
-    if (copy_a) {
-      if (cudaError_t err = launch_transpose(args.A, args.m, args.k, args.lda, a_copy, ld_a, false, stream);
-          err != cudaSuccess) {
-        return err;
-      }
-      t.opA = Op::T, t.A = a_copy, t.lda = ld_a;
-    }
-    if (copy_b) {
-      if (cudaError_t err = launch_transpose(args.B, args.n, args.k, args.ldb, b_copy, ld_b, false, stream);
-          err != cudaSuccess) {
-        return err;
-      }
-      t.opB = Op::N, t.B = b_copy, t.ldb = ld_b;
-    }
+    if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;
     return launch_pipelined<Cfg, Aligned, S>(t, stream);
   }
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);

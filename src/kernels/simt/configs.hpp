@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/kernels.hpp"  // flipped_ld
 #include "kernels/stream_k_plan.hpp"
 
 namespace tessel::impl {
@@ -160,10 +161,10 @@ inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int sl
 constexpr int64_t kCopyMinOther = 4096, kCopyMinOtherUnaligned = 2048;
 constexpr double kCopyMinVolume = 3.4e10, kCopyMinVolumeUnaligned = 1.5e10;  // m * n * k
 constexpr size_t kMaxCopyBytes = size_t(256) << 20;                         // each copy's workspace
-// A copy's leading dimension: its k rows of mn values, each in 16-byte units.
-inline int64_t copy_ld(int64_t mn) { return (mn + 3) / 4 * 4; }
+// Whether the copy of an operand of mn x k (k rows of mn values, each row in
+// 16-byte units, as flip_operands makes it) fits kMaxCopyBytes.
 inline bool copy_fits(int64_t mn, int64_t k) {
-  return k * copy_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
+  return k * flipped_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
 }
 // Whether to copy transposed an operand of mn x k whose product is `other` wide.
 inline bool copy_transposed(int64_t mn, int64_t other, int64_t k, bool aligned) {
