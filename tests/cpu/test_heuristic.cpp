@@ -136,24 +136,34 @@ TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
 }
 
 TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
-  using tessel::impl::copy_transposed;  // (mn, other, k): m, n for A; n, m for B
-  // Measured on the H100 (configs.hpp): gains where the other operand is at
-  // least 4096 wide (aligned), 2048 (unaligned) ...
-  EXPECT_TRUE(copy_transposed(4096, 4096, 4096, true));
-  EXPECT_TRUE(copy_transposed(8192, 8192, 8192, true));  // 256 MiB, the most it copies
-  EXPECT_TRUE(copy_transposed(1024, 8192, 8192, true));
-  EXPECT_TRUE(copy_transposed(3071, 3071, 3071, false));
-  EXPECT_TRUE(copy_transposed(4096, 4096, 1024, false));
-  // ... losses or no gain at n = 1024 and 2048, and where the GEMM is small.
-  EXPECT_FALSE(copy_transposed(8192, 1024, 8192, true));
-  EXPECT_FALSE(copy_transposed(4096, 4096, 1024, true));
-  EXPECT_FALSE(copy_transposed(2048, 2048, 2048, true));
-  EXPECT_FALSE(copy_transposed(2047, 2047, 2047, false));
-  EXPECT_FALSE(copy_transposed(127, 4097, 1000, false));
-  EXPECT_FALSE(copy_transposed(8193, 8192, 8192, true));  // more than 256 MiB
-  // B with op T, as copy_transposed(n, m, k): 8192x1024x8192 copies B, not A.
-  EXPECT_TRUE(copy_transposed(1024, 8192, 8192, true));
-  EXPECT_FALSE(copy_transposed(8192, 1024, 8192, true));
+  using namespace tessel::impl;
+  // copy_pays for an operand of mn x k read through registers, on 132 SMs;
+  // the cases measured on the H100 (configs.hpp).
+  auto big = [](int64_t m, int64_t n, int64_t k, int64_t mn) {  // 128x256 tiles, one block per SM
+    const int64_t tiles = (m + 127) / 128 * ((n + 255) / 256);
+    return copy_pays(2.0 * m * n * k, mn, k, tiles, 132, register_path_cost<Pipelined128x256, true>());
+  };
+  auto small = [](int64_t m, int64_t n, int64_t k, int64_t blocks) {  // aligned 64x64 tiles, A copied
+    return copy_pays(2.0 * m * n * k, m, k, blocks, 132 * 4, register_path_cost<Pipelined64x64, true>());
+  };
+  EXPECT_TRUE(big(4096, 4096, 4096, 4096));
+  EXPECT_TRUE(big(4096, 4096, 1024, 4096));
+  EXPECT_TRUE(big(8192, 8192, 8192, 8192));  // 256 MiB, the most it copies
+  EXPECT_TRUE(big(1024, 8192, 8192, 1024));  // A of 1024x8192x8192
+  EXPECT_FALSE(big(8192, 1024, 8192, 8192));  // A of 8192x1024x8192: 8192 x 8192 moved
+  EXPECT_FALSE(big(2048, 2048, 2048, 2048));  // 128 blocks: less than one per SM
+  EXPECT_FALSE(big(2048, 2048, 512, 2048));
+  EXPECT_FALSE(big(8193, 8192, 8192, 8193));  // more than 256 MiB
+  EXPECT_TRUE(small(1200, 1200, 400, 361 * 2));  // split-k, two parts
+  EXPECT_TRUE(small(1536, 1536, 256, 576));
+  EXPECT_TRUE(small(3000, 3000, 300, 47 * 47));
+  EXPECT_FALSE(small(1000, 1000, 1000, 256));  // two blocks per SM: the register path hides
+  EXPECT_FALSE(small(640, 640, 640, 1000));    // too small to pay for the copy's launch
+  // The unaligned kernels: as the 128x256 tiles.
+  EXPECT_FALSE(copy_pays(2.0 * 127 * 4097 * 1000, 127, 1000, 2 * 65 * 8, 132 * 4,
+                         register_path_cost<Pipelined64x64, false>()));
+  EXPECT_TRUE(copy_pays(2.0 * 3071 * 3071 * 3071, 3071, 3071, 24 * 24, 132 * 2,
+                        register_path_cost<PipelinedAny128x128, false>()));
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {

@@ -151,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08 reads a transposed copy of A with op N, and of B with op T, where
-// the call is large enough for that to pay (impl::copy_transposed), which
+// the call is large enough for that to pay (impl::copy_pays), which
 // the general shapes above are too small for: calls that copy A, B or both,
 // aligned and not (an unaligned kernel's second setting pads the rows by 3
 // floats), the op pairs that make each copy, both settings.
@@ -160,7 +160,7 @@ class CopyTest : public GpuTestWithParam<std::string> {};
 TEST_P(CopyTest, TransposedCopies) {
   const std::string kernel = kernel_of(GetParam());
   const int64_t align = alignment_of(kernel);
-  using tessel::impl::copy_transposed;
+  using namespace tessel::impl;
   struct Case {
     Shape shape;
     const char* ops;
@@ -172,9 +172,11 @@ TEST_P(CopyTest, TransposedCopies) {
                          Case{{4100, 1000, 8400}, "NT,TT", false, true}, Case{{4097, 1001, 8401}, "NT,TT", false, true},
                          Case{{4100, 4100, 2100}, "NT", true, true}, Case{{4097, 4099, 2101}, "NT", true, true}}) {
     const Shape& shape = cs.shape;
-    // (the rule for aligned kernels is the stricter; leading dimensions come in their units)
-    EXPECT_EQ(copy_transposed(shape.m, shape.n, shape.k, true), cs.a) << to_string(shape);
-    EXPECT_EQ(copy_transposed(shape.n, shape.m, shape.k, true), cs.b) << to_string(shape);
+    // (for the 128x256 tiles, whose rule is the strictest; leading dimensions come in their units)
+    const int64_t tiles = (shape.m + 127) / 128 * ((shape.n + 255) / 256);
+    const double flops = 2.0 * double(shape.m) * double(shape.n) * double(shape.k), cost = register_path_cost<Pipelined128x256, true>();
+    EXPECT_EQ(copy_pays(flops, shape.m, shape.k, tiles, 132, cost), cs.a) << to_string(shape);
+    EXPECT_EQ(copy_pays(flops, shape.n, shape.k, tiles, 132, cost), cs.b) << to_string(shape);
     for (const OpPair& ops : parse_ops(cs.ops)) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 0, align}, Setting{-0.75f, 1.25f, align > 1 ? 4 : 3, align}}) {
         const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,

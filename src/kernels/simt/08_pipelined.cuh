@@ -40,10 +40,11 @@
 // On an H100, 127x4097x1000 went from 68% to 89% of cuBLAS (docs/ladder.md).
 //
 // A with op N costs the most to read (loads into registers, transposing
-// stores), and B with op T likewise. Where the call is large enough, the
-// launcher first copies such an operand transposed into a workspace and
-// reads that with cp.async instead (configs.hpp, copy_transposed): at
-// 4096^3 on an H100, NN 87% -> 90% of cuBLAS (A), NT 90.5% -> 98% (B).
+// stores), and B with op T likewise. Where that costs more than a copy (a
+// large call whose blocks fill every SM), the launcher first copies such an
+// operand transposed into a workspace and reads that with cp.async instead
+// (configs.hpp, copy_pays): on an H100, 4096^3 NN 94.8% -> 98.3% of cuBLAS
+// (A), NT 90.5% -> 98% (B); 1200x1200x400 NN (64x64 tiles, split-k) 52 -> 46 us.
 //
 // Stream-K (the pipelined_128x256_streamk schedule): a grid of one block
 // per SM walks the tiles, and where the last wave would leave SMs idle, the
@@ -325,12 +326,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   constexpr bool SplitK = S == Schedule::kSplitK;
-  int sms = 0;
-  if constexpr (S != Schedule::kTiles) {
-    int device = 0;
-    if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
-  }
+  int device = 0, sms = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
   const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
   // Stream-K: one block per SM slot, sharing the last waves' k-slices where
   // the plan says that pays (kSimtStreamK); else the tile schedule.
@@ -341,18 +339,25 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     static_cast<StreamKPlan&>(sk) = plan_step08_stream_k(tiles, args.k, Cfg::kBK, slots);
     if (sk.sharing == 0) return launch_pipelined<Cfg, Aligned, Schedule::kTiles>(args, stream);
   }
+  int64_t per_split = args.k, splits = 1;
+  if constexpr (SplitK) {
+    per_split = split_depth(args.k, split_count(tiles, args.k, sms, fill_blocks<Cfg, Aligned>(), Cfg::kBK), Cfg::kBK);
+    splits = device::ceil_div(args.k, per_split);
+  }
   // A with op N and B with op T are transposed on their way into the
   // kernel's k-major tiles, through registers; with the other op they go
-  // straight in by cp.async, faster (configs.hpp). Where the difference pays
-  // for a copy, the kernel reads a transposed copy (the stream's operand
-  // workspace). Stream-K always does: its register path lost 10-17% where
-  // the tile schedule's did not (H100, NN against TN; 3072^3,
-  // 4096x4096x1024, 8192x1024x8192).
-  auto copies = [&](int64_t mn, int64_t other) {
-    return S == Schedule::kStreamK ? copy_fits(mn, args.k) : copy_transposed(mn, other, args.k, Aligned);
+  // straight in by cp.async, faster. Where the difference pays for a copy
+  // (configs.hpp, copy_pays), the kernel reads a transposed copy (the
+  // stream's operand workspace). Stream-K always does: its register path
+  // lost 10-17% where the tile schedule's did not (H100, NN against TN;
+  // 3072^3, 4096x4096x1024, 8192x1024x8192).
+  auto copies = [&](int64_t mn) {
+    if constexpr (S == Schedule::kStreamK) return copy_fits(mn, args.k);
+    return copy_pays(2.0 * double(args.m) * double(args.n) * double(args.k), mn, args.k, tiles * splits, slots,
+                     register_path_cost<Cfg, Aligned>());
   };
-  const bool copy_a = args.opA == Op::N && copies(args.m, args.n);
-  const bool copy_b = args.opB == Op::T && copies(args.n, args.m);
+  const bool copy_a = args.opA == Op::N && copies(args.m);
+  const bool copy_b = args.opB == Op::T && copies(args.n);
   if (copy_a || copy_b) {
     SgemmArgs t = args;
     if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;
@@ -374,11 +379,6 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
       kernel<<<blocks, Cfg::kThreads, kSmem, stream>>>(args, sk);
       return cudaGetLastError();
     });
-  }
-  int64_t per_split = args.k, splits = 1;
-  if constexpr (SplitK) {
-    per_split = split_depth(args.k, split_count(tiles, args.k, sms, fill_blocks<Cfg, Aligned>(), Cfg::kBK), Cfg::kBK);
-    splits = device::ceil_div(args.k, per_split);
   }
   // The parts of a split k add into C atomically where C's rows lie in
   // 16-byte units. Where they do not, atomics cost more (127x4097x1000 NT,

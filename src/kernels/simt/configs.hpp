@@ -144,33 +144,50 @@ inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int sl
 // Step 08 reads A with op N (and B with op T) through registers, transposing
 // it into its k-major tile; A with op T (B with op N) goes straight in by
 // cp.async, which is faster (H100, 4096^3, 128x256 tiles: TN 47.2 against NN
-// 44.9 TFLOP/s). Where the GEMM is large enough, its launcher first copies
-// such an operand transposed (8 bytes moved per element: 47.8 us for 4096 x
-// 4096 on the H100) and reads the copy by cp.async: the copy's share of the
-// time falls as 1 / (the other operand's width), and a small call cannot hide
-// the extra launch. The rule, with m, n for A and n, m for B ("other" below
-// is n for A, m for B), measured for A on the H100 (auto-dispatch, copy
-// forced on and off), with 128x256's register path two k-steps per
-// iteration: 8192^3 +1.8%, 6144^3 +1.3%, 1024x8192x8192 +1%, 4096^3 +0.4%,
-// 4096x4096x1024 -1%; before that change n = 1024 lost 2%, 2048 and 3072
-// broke even, 1024^3 lost 7% and 127x4097x1000 11%. Unaligned calls gain
-// more (their A with op N goes element by element): 3071^3 +4%, 4095^3 +5%,
-// 2047^3 -3%. For B with op T the same rule (nineteenth session, H100, the
-// 128x256 tiles): NT 4096^3 90.5 -> 98.0% of cuBLAS, 8192^3 91.3 -> 100.6%,
-// TT 4096^3 94.8 -> 102.7%; unaligned 3071^3 NT 79.7 -> 87.4%.
-constexpr int64_t kCopyMinOther = 4096, kCopyMinOtherUnaligned = 2048;
-constexpr double kCopyMinVolume = 3.4e10, kCopyMinVolumeUnaligned = 1.5e10;  // m * n * k
-constexpr size_t kMaxCopyBytes = size_t(256) << 20;                         // each copy's workspace
+// 44.9 TFLOP/s). Where it pays, its launcher first copies such an operand
+// transposed (8 bytes moved per element: 47 us for 4096 x 4096 on the H100)
+// and reads the copy by cp.async (copy_pays). What the register path costs
+// depends on the kernel and on whether its blocks fill the SMs: with fewer
+// blocks than slots the extra loads and stores go in issue slots that would
+// idle anyway. Measured on the H100 (twentieth session, auto-dispatch with
+// the copy forced on and off; times in us):
+//   * aligned 64x64 tiles (2-warp blocks): where the blocks filled every
+//     slot, 1200x1200x400 NN 52.3 -> 45.6 (split-k), 896^3 56.6 -> 47.7,
+//     1152^3 99.7 -> 86.3, 1536x1536x256 57.5 -> 47.7, 3000x3000x300 165 ->
+//     148 (NT and TT alike); where they did not, 1000^3 64.4 -> 70.4,
+//     1024x1024x300 24.1 -> 28.9; small calls lose the copy's ~4.5 us (256^3
+//     12.7 -> 17.3, 640^3 22.7 -> 27.7);
+//   * 128x256 tiles: 4096x4096x1024 NN 722 -> 701, NT 771 -> 717, TT 752 ->
+//     702; 4096^3 NN 94.8 -> 98.3% of cuBLAS, NT 90.5 -> 98, TT 94.8 -> 102.7;
+//     one wave or less lost (2048x2048x512 98 -> 105) or broke even (2048^3);
+//     8192x1024x8192 (A 8192 x 8192) lost;
+//   * unaligned kernels (earlier sessions): 3071^3 +4%, 4095^3 +5%, 2047^3
+//     -3%, 127x4097x1000 NN 39.2 -> 42.4.
+// The rule below fits all of these: the register path costs a fraction of
+// the FLOPs' time at a nominal 45 TFLOP/s (0.4 for the aligned 64x64 tiles,
+// 0.05 for the others), the copy its launch and its bytes.
+constexpr double kCopyNominalFlops = 45e12;        // FLOP/s
+constexpr double kCopyLaunchSeconds = 4.5e-6;      // a small call's loss to the copy
+constexpr double kCopyBytesPerSecond = 2.7e12;     // the copy's 8 bytes per element
+constexpr size_t kMaxCopyBytes = size_t(256) << 20;  // each copy's workspace
 // Whether the copy of an operand of mn x k (k rows of mn values, each row in
 // 16-byte units, as flip_operands makes it) fits kMaxCopyBytes.
 inline bool copy_fits(int64_t mn, int64_t k) {
   return k * flipped_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
 }
-// Whether to copy transposed an operand of mn x k whose product is `other` wide.
-inline bool copy_transposed(int64_t mn, int64_t other, int64_t k, bool aligned) {
-  const double volume = double(mn) * double(other) * double(k);
-  return other >= (aligned ? kCopyMinOther : kCopyMinOtherUnaligned) &&
-         volume >= (aligned ? kCopyMinVolume : kCopyMinVolumeUnaligned) && copy_fits(mn, k);
+// The fraction of a GEMM's FLOPs' time (at kCopyNominalFlops) that reading an
+// operand through registers adds to a step-08 kernel whose blocks fill the SMs.
+template <class Cfg, bool Aligned>
+constexpr double register_path_cost() {
+  return Aligned && Cfg::kThreads < 128 ? 0.4 : 0.05;
+}
+// Whether to copy transposed an operand of mn x k for a GEMM of `flops`
+// launched as `blocks` blocks on `slots` block slots (SMs x blocks each holds).
+inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64_t slots, double register_cost) {
+  if (blocks < slots || !copy_fits(mn, k)) return false;
+  const double saved = register_cost * flops / kCopyNominalFlops;
+  const double cost = kCopyLaunchSeconds + 8.0 * double(mn) * double(k) / kCopyBytesPerSecond;
+  return saved > cost;
 }
 
 // The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
