@@ -139,12 +139,12 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   using namespace tessel::impl;
   // copy_pays for an operand of mn x k read through registers, on 132 SMs;
   // the cases measured on the H100 (configs.hpp).
-  auto big = [](int64_t m, int64_t n, int64_t k, int64_t mn) {  // 128x256 tiles, one block per SM
+  auto big = [](int64_t m, int64_t n, int64_t k, int64_t mn, bool b = false) {  // 128x256 tiles, 1 block per SM
     const int64_t tiles = (m + 127) / 128 * ((n + 255) / 256);
-    return copy_pays(2.0 * m * n * k, mn, k, tiles, 132, register_path_cost<Pipelined128x256, true>());
+    return copy_pays(2.0 * m * n * k, mn, k, tiles, 132, register_path<Pipelined128x256, true>(b));
   };
   auto small = [](int64_t m, int64_t n, int64_t k, int64_t blocks) {  // aligned 64x64 tiles, A copied
-    return copy_pays(2.0 * m * n * k, m, k, blocks, 132 * 4, register_path_cost<Pipelined64x64, true>());
+    return copy_pays(2.0 * m * n * k, m, k, blocks, 132 * 4, register_path<Pipelined64x64, true>(false));
   };
   EXPECT_TRUE(big(4096, 4096, 4096, 4096));
   EXPECT_TRUE(big(4096, 4096, 1024, 4096));
@@ -153,6 +153,11 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   EXPECT_FALSE(big(8192, 1024, 8192, 8192));  // A of 8192x1024x8192: 8192 x 8192 moved
   EXPECT_FALSE(big(2048, 2048, 2048, 2048));  // 128 blocks: less than one per SM
   EXPECT_FALSE(big(2048, 2048, 512, 2048));
+  // B with op T pays for its copy with fewer blocks than SMs too, where the call is large enough.
+  EXPECT_TRUE(big(2048, 2048, 2048, 2048, true));
+  EXPECT_TRUE(big(1920, 1920, 1920, 1920, true));
+  EXPECT_FALSE(big(2048, 2048, 512, 2048, true));
+  EXPECT_FALSE(big(1536, 1536, 1536, 1536, true));
   EXPECT_FALSE(big(8193, 8192, 8192, 8193));  // more than 256 MiB
   EXPECT_TRUE(small(1200, 1200, 400, 361 * 2));  // split-k, two parts
   EXPECT_TRUE(small(1536, 1536, 256, 576));
@@ -161,9 +166,9 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   EXPECT_FALSE(small(640, 640, 640, 1000));    // too small to pay for the copy's launch
   // The unaligned kernels: as the 128x256 tiles.
   EXPECT_FALSE(copy_pays(2.0 * 127 * 4097 * 1000, 127, 1000, 2 * 65 * 8, 132 * 4,
-                         register_path_cost<Pipelined64x64, false>()));
+                         register_path<Pipelined64x64, false>(false)));
   EXPECT_TRUE(copy_pays(2.0 * 3071 * 3071 * 3071, 3071, 3071, 24 * 24, 132 * 2,
-                        register_path_cost<PipelinedAny128x128, false>()));
+                        register_path<PipelinedAny128x128, false>(false)));
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {

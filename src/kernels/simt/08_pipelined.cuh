@@ -351,13 +351,13 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   // stream's operand workspace). Stream-K always does: its register path
   // lost 10-17% where the tile schedule's did not (H100, NN against TN;
   // 3072^3, 4096x4096x1024, 8192x1024x8192).
-  auto copies = [&](int64_t mn) {
+  auto copies = [&](int64_t mn, bool b) {
     if constexpr (S == Schedule::kStreamK) return copy_fits(mn, args.k);
     return copy_pays(2.0 * double(args.m) * double(args.n) * double(args.k), mn, args.k, tiles * splits, slots,
-                     register_path_cost<Cfg, Aligned>());
+                     register_path<Cfg, Aligned>(b));
   };
-  const bool copy_a = args.opA == Op::N && copies(args.m);
-  const bool copy_b = args.opB == Op::T && copies(args.n);
+  const bool copy_a = args.opA == Op::N && copies(args.m, false);
+  const bool copy_b = args.opB == Op::T && copies(args.n, true);
   if (copy_a || copy_b) {
     SgemmArgs t = args;
     if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;

@@ -175,17 +175,28 @@ constexpr size_t kMaxCopyBytes = size_t(256) << 20;  // each copy's workspace
 inline bool copy_fits(int64_t mn, int64_t k) {
   return k * flipped_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
 }
-// The fraction of a GEMM's FLOPs' time (at kCopyNominalFlops) that reading an
-// operand through registers adds to a step-08 kernel whose blocks fill the SMs.
+// What reading an operand through registers adds to a step-08 kernel: a
+// fraction of the GEMM's FLOPs' time at kCopyNominalFlops, paid where the
+// kernel's blocks fill every slot, or also with fewer blocks (`when_short`).
+// B with op T on the one-block-per-SM tiles (128x256) pays it there too: at
+// 2048^3 (128 tiles on 132 SMs) the copy took TT from 94.0 to 97.3% of
+// cuBLAS and NT from 90.2 to 91.9, 1920^3 (120 tiles) TT 88.9 -> 92.3, NT
+// 88.8 -> 90.1, while A with op N broke even (2048^3 NN 95.5 -> 94.9, 1920^3
+// 98.5 -> 97.8).
+struct RegisterPath {
+  double cost;
+  bool when_short;
+};
 template <class Cfg, bool Aligned>
-constexpr double register_path_cost() {
-  return Aligned && Cfg::kThreads < 128 ? 0.4 : 0.05;
+constexpr RegisterPath register_path(bool b_with_op_t) {
+  if (Aligned && Cfg::kThreads < 128) return {0.4, false};
+  return {0.05, b_with_op_t && Aligned && Cfg::kMinBlocks == 1};
 }
 // Whether to copy transposed an operand of mn x k for a GEMM of `flops`
 // launched as `blocks` blocks on `slots` block slots (SMs x blocks each holds).
-inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64_t slots, double register_cost) {
-  if (blocks < slots || !copy_fits(mn, k)) return false;
-  const double saved = register_cost * flops / kCopyNominalFlops;
+inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64_t slots, RegisterPath path) {
+  if ((blocks < slots && !path.when_short) || !copy_fits(mn, k)) return false;
+  const double saved = path.cost * flops / kCopyNominalFlops;
   const double cost = kCopyLaunchSeconds + 8.0 * double(mn) * double(k) / kCopyBytesPerSecond;
   return saved > cost;
 }
