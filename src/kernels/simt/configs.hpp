@@ -183,13 +183,20 @@ inline bool copy_fits(int64_t mn, int64_t k) {
 // cuBLAS and NT from 90.2 to 91.9, 1920^3 (120 tiles) TT 88.9 -> 92.3, NT
 // 88.8 -> 90.1, while A with op N broke even (2048^3 NN 95.5 -> 94.9, 1920^3
 // 98.5 -> 97.8).
+// An aligned step-08 kernel whose blocks have fewer than 4 warps (the 64x64
+// tiles): its register path costs the most, and it fills an SM with fewer
+// blocks than it holds (register_path, fill_blocks).
+template <class Cfg, bool Aligned>
+constexpr bool few_warp_blocks() {
+  return Aligned && Cfg::kThreads < 128;
+}
 struct RegisterPath {
   double cost;
   bool when_short;
 };
 template <class Cfg, bool Aligned>
 constexpr RegisterPath register_path(bool b_with_op_t) {
-  if (Aligned && Cfg::kThreads < 128) return {0.4, false};
+  if (few_warp_blocks<Cfg, Aligned>()) return {0.4, false};
   return {0.05, b_with_op_t && Aligned && Cfg::kMinBlocks == 1};
 }
 // Whether to copy transposed an operand of mn x k for a GEMM of `flops`
@@ -221,7 +228,7 @@ inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
 // fewer takes about as long as a full one.
 template <class Cfg, bool Aligned>
 constexpr int fill_blocks() {
-  return Aligned && Cfg::kThreads < 128 ? 128 / Cfg::kThreads : Cfg::kMinBlocks;
+  return few_warp_blocks<Cfg, Aligned>() ? 128 / Cfg::kThreads : Cfg::kMinBlocks;
 }
 
 // The blocks the busiest of `sms` SMs runs, in whole rounds of `fill`.
