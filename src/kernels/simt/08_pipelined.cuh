@@ -274,7 +274,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // the block's slot in the workspace for the block that owns the tile (the
 // one holding the tile's last slices), which takes that segment last and
 // adds the earlier blocks' sums before it stores the tile.
-template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool TransA, bool TransB>
+// WholeFirst: the whole tiles in a loop of their own before the runs, so
+// that their k-loop carries none of the runs' state; else one loop takes
+// both (configs.hpp, kStreamKWholeFirstSlices, says where each is faster).
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool TransA, bool TransB, bool WholeFirst>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
   constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
@@ -286,9 +289,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   int pos = block < sk.sharing ? sk.run_begin(block + 1) : 0;
   auto slot = [&](int b) { return reinterpret_cast<float4*>(sk.partials) + int64_t(b) * kVec4s * Cfg::kThreads; };
   auto sync = [] { __syncthreads(); };
-  for (int u = block;;) {
+  if constexpr (WholeFirst) {
+    for (int u = block; u < sk.whole; u += gridDim.x) {
+      int bm, bn;
+      device::grouped_tile<kSwizzleGroup>(u, tiles_m, tiles_n, bm, bn);
+      const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
+      float acc[TM][TN];
+      accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB>(p, smem, i0, j0, 0, p.k, acc);
+      store_tile<Cfg, AlignedC, KSplit::kNone>(p, i0, j0, acc);
+    }
+  }
+  for (int u = WholeFirst ? sk.whole : block;;) {
     int unit, s0, s1;  // the next segment: slices [s0, s1) of tile `unit`
-    if (u < sk.whole) {
+    if (!WholeFirst && u < sk.whole) {
       unit = u, s0 = 0, s1 = slices;
       u += gridDim.x;
     } else if (pos > begin) {
@@ -371,7 +384,9 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
     }
     const unsigned blocks = unsigned(sk.whole > 0 ? slots : sk.sharing);  // those with work
     return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-      auto kernel = pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb>;
+      const bool whole_first = sk.whole > 0 && device::ceil_div(args.k, Cfg::kBK) >= kStreamKWholeFirstSlices;
+      auto kernel = whole_first ? pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb, true>
+                                : pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb, false>;
       if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
           err != cudaSuccess) {
         return err;

@@ -135,6 +135,15 @@ constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 // (4352^3 100.3 against 106.0, 5120^3 101.3 against 105.9, 5632^3 95.0
 // against 101.6, 6656^3 96.4 against 103.8, 6912^3 97.6 against 104.4).
 constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1, 2};
+// Where the plan has whole tiles and they are at least this many k-slices
+// deep, the stream-K kernel runs them in a loop of their own before the
+// shared runs (pipelined_stream_k_kernel, WholeFirst), which ptxas schedules
+// faster than one loop for both. Measured on the H100 (128x256, twenty-first
+// session, us): 3072^3 NN 1256 -> 1232, TN 1224 -> 1199, NT 1285 -> 1261;
+// 3328^3 NN 1590 -> 1560; 2304x4608x2048 (128 slices) 944 -> 937; but
+// 3072x3072x1024 (64 slices) 438 -> 445. Without whole tiles (2560^3) the
+// one loop.
+constexpr int64_t kStreamKWholeFirstSlices = 128;
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
 inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr) {
