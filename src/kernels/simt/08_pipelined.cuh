@@ -105,8 +105,9 @@ __device__ __forceinline__ void lane_origin(int& row0, int& col0) {
 // acc = this thread's share of the BM x BN tile of op(A) op(B) at (i0, j0),
 // summed over k-indices [k_begin, k_end): the pipelined k-loop. Ends with
 // the block past a barrier, its shared memory free for the next call.
-// AlignedA, AlignedB: the loaders above.
-template <class Cfg, bool AlignedA, bool AlignedB, bool TransA, bool TransB>
+// AlignedA, AlignedB: the loaders above. UpFirst: the FFMAs' serpentine
+// (kDownColumns) starts up its first column instead of down.
+template <class Cfg, bool AlignedA, bool AlignedB, bool TransA, bool TransB, bool UpFirst = false>
 __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem, int64_t i0, int64_t j0,
                                                 int64_t k_begin, int64_t k_end, float (&acc)[Cfg::kTM][Cfg::kTN]) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
@@ -182,7 +183,8 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   auto multiply = [&](int buf) {
 #pragma unroll
     for (int u = 0; u < TM * TN; ++u) {
-      const int r = kDownColumns ? (u / TM % 2 ? TM - 1 - u % TM : u % TM) : u / TN;
+      const bool up = (u / TM % 2 == 1) != UpFirst;
+      const int r = kDownColumns ? (up ? TM - 1 - u % TM : u % TM) : u / TN;
       const int c = kDownColumns ? u / TM : u % TN;
       acc[r][c] += fa[buf][r] * fb[buf][c];
     }
@@ -277,6 +279,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // WholeFirst: the whole tiles in a loop of their own before the runs, so
 // that their k-loop carries none of the runs' state; else one loop takes
 // both (configs.hpp, kStreamKWholeFirstSlices, says where each is faster).
+// With WholeFirst the runs' k-loop takes its FFMAs in the other serpentine
+// (UpFirst): of 19 source orders measured for the two loops (H100, 128x256,
+// TN, twenty-first session) that one ran 3072^3 1199 -> 1172 us and 3328^3
+// 1523 -> 1486; every other order of the whole tiles' loop was slower.
 template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool TransA, bool TransB, bool WholeFirst>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
@@ -315,8 +321,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
     const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
     float acc[TM][TN];
-    accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB>(p, smem, i0, j0, int64_t(s0) * BK,
-                                                             min(p.k, int64_t(s1) * BK), acc);
+    accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB, WholeFirst>(p, smem, i0, j0, int64_t(s0) * BK,
+                                                                         min(p.k, int64_t(s1) * BK), acc);
     if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
       device::save_partial<Cfg::kThreads, kVec4s>(
           slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
