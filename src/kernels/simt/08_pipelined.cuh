@@ -51,6 +51,10 @@
 // last waves' k-slices are shared out evenly instead, partial sums handed
 // between blocks through a workspace (pipelined_stream_k_kernel). On an
 // H100, 3072^3 went from 95% (split-k) to 101% of cuBLAS, 2560^3 89 -> 97%.
+// Its k-loop inside the persistent loop ran 8-9% slower than the tile
+// kernel's (more registers, another schedule); with the whole tiles in a
+// loop of their own and the shared runs in another FFMA order, 3072^3 NN
+// 102.5% -> 107% (twenty-first session).
 //
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
