@@ -20,7 +20,6 @@ read in its context (scripts/sass_stalls.py reads the same listing).
 import argparse
 import csv
 import gzip
-import io
 import sys
 
 
@@ -32,9 +31,9 @@ def number(text: str) -> float:
 
 
 def read_rows(path: str):
-    raw = gzip.open(path, "rt") if path.endswith(".gz") else open(path, newline="")
-    with raw as f:
-        rows = list(csv.reader(io.StringIO(f.read())))
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", newline="") as f:
+        rows = list(csv.reader(f))
     header_at = next((i for i, r in enumerate(rows) if r and r[0] == "Address"), None)
     if header_at is None:
         sys.exit(f"{path}: no 'Address' header: not the CSV of ncu's source page (--page source --csv)")
