@@ -50,20 +50,22 @@ struct StreamKWork : StreamKPlan {
 // flag, read), in k-slice times; min_gain, the fraction of the whole-units
 // time sharing must save; min_run, the fewest shared k-slices per cluster;
 // shared_slowdown, how much longer a shared slice takes than a slice of a
-// whole unit (clusters at different depths of k share less in L2).
+// whole unit (clusters at different depths of k share less in L2);
+// full_waves_shared, how many of the full waves before the remainder are
+// shared with it (0: only the remainder).
 struct StreamKCost {
   int fixup_slices;
   double min_gain;
   int min_run;
   double shared_slowdown;
-  int64_t max_whole_waves = INT64_MAX;  // more whole waves than this: never shares
+  int full_waves_shared;
 };
 // Step 15 (64-deep wgmma slices, 128 KiB handed over per CTA). Measured on an
 // H100 with sharing forced at every size: step 15 took 1.33x step 14's time
 // at 2048^3 (every unit cut in two: ~10 slice times per hand-over), 1.09x at
 // 4096^3, 1.19x at 4096x4096x1024, 0.90x at 3072^3 and 5120^3; 10 matches
 // them within a few slices.
-constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0};
+constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
 
 // Slices the busiest cluster works through when every unit goes whole.
 inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
@@ -71,12 +73,12 @@ inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
 }
 
 // The plan for `units` units of `slices` k-slices on `clusters` clusters:
-// when the units do not come out in even waves, all but the last full wave
-// go whole and the rest (one full wave plus the remainder: sharing just
-// the remainder would cut units into many small pieces) is shared, if that
-// is estimated to save at least cost.min_gain and there are at most
-// cost.max_whole_waves whole waves; *busiest: the estimated
-// slice times of the busiest cluster, fix-ups included.
+// when the units do not come out in even waves, the full waves but the last
+// cost.full_waves_shared go whole and the rest is shared, if that is
+// estimated to save at least cost.min_gain (step 15 shares one full wave
+// with the remainder: sharing just the remainder would cut its units into
+// many small pieces); *busiest: the estimated slice times of the busiest
+// cluster, fix-ups included.
 inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr,
                                  const StreamKCost& cost = kWgmmaStreamK) {
   StreamKPlan plan;
@@ -84,10 +86,9 @@ inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, in
   const int64_t whole_time = whole_units_slices(units, slices, clusters);
   if (busiest) *busiest = whole_time;
   if (units % clusters == 0 || units * slices > INT32_MAX) return plan;
-  const int64_t waves = units / clusters;
-  if (waves > cost.max_whole_waves) return plan;
+  const int64_t whole_waves = std::max<int64_t>(0, units / clusters - cost.full_waves_shared);
   StreamKPlan shared;
-  shared.whole = int(waves > 0 ? (waves - 1) * clusters : 0);
+  shared.whole = int(whole_waves * clusters);
   shared.shared_slices = int((units - shared.whole) * slices);
   shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / cost.min_run, 1, clusters));
   const int64_t run = (shared.shared_slices + shared.sharing - 1) / shared.sharing;

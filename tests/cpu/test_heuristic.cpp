@@ -27,19 +27,18 @@ TEST(Heuristic, LargeOutputsTakeTheLargestTile) {
 TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // 3072^3: 288 blocks of 128x256 are 3 per SM on the busiest (2.2 waves);
   // cut k four ways, 1152 blocks of 768-deep parts are 9 (8.7 waves), and
-  // 2304 unsplit 64x64 blocks 18 at a quarter of the area. Stream-K, one
-  // wave whole and the rest shared (227 slices per block, 10% slower than
-  // whole ones, two hand-overs), is estimated fastest (on the H100: 101% of
-  // cuBLAS against 95% for split-k and 77% for unsplit 128x256).
+  // 2304 unsplit 64x64 blocks 18 at a quarter of the area. Stream-K, two
+  // waves whole and the rest shared (35 slices per block, a tenth slower
+  // than whole ones, six pieces a tile), is estimated fastest (on the H100:
+  // 110% of cuBLAS against 102.5% for split-k and 86% for unsplit 128x256).
   EXPECT_EQ(pick(3072, 3072, 3072, true), "pipelined_128x256_streamk");
   EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any_128x128_splitk");  // no stream-K for any alignment
   // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves); cut
-  // five ways, 4000 blocks take 31 (30.3). Stream-K shares after at most 2
-  // whole waves (here 6): on the H100 split-k ran at 105.9% of cuBLAS, stream-K
-  // 101.3%, whole tiles 99.0% (nineteenth session; stream-K 99.5% against
-  // 97.9% split-k in the fourteenth, before the late copy).
-  EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_128x256_splitk");
-  EXPECT_EQ(pick(6656, 6656, 6656, true), "pipelined_128x256_splitk");  // 10 waves: 103.8% against 96.4%
+  // five ways, 4000 blocks take 31 (30.3). Stream-K runs six waves whole and
+  // shares the 8 tiles left: on the H100 5222 us against 5429 for split-k
+  // (twenty-second session); 6656^3 (10.2 waves) 11374 against 11613.
+  EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_128x256_streamk");
+  EXPECT_EQ(pick(6656, 6656, 6656, true), "pipelined_128x256_streamk");
   // 6144^3: 1152 blocks of 128x256, 9 rounds (8.7 waves); cut four ways, 35
   // rounds (34.9) of quarter depth. 8192^3: 16 rounds (15.5), cut three ways
   // 47 (46.5) (tuned on the H100: +1.6% and +2.6% over uncut). Stream-K
@@ -53,15 +52,20 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
 TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
   using tessel::impl::kSimtStreamK;
   using tessel::impl::plan_stream_k;
-  // 3.9 waves (4096^3): the shared slices' slowdown eats the gain.
+  // 3.9 waves (4096^3): the shared slices' slowdown eats the gain; likewise
+  // 7168^3 (11.9 waves).
   EXPECT_EQ(plan_stream_k(16 * 32, 256, 132, nullptr, kSimtStreamK).sharing, 0);
-  // 2.2 waves (3072^3): one wave whole, the rest in runs of 227 slices.
+  EXPECT_EQ(plan_stream_k(28 * 56, 448, 132, nullptr, kSimtStreamK).sharing, 0);
+  // 2.2 waves (3072^3): two waves whole (the tile kernel's), the 24 tiles
+  // left over in runs of 35 slices.
   const tessel::impl::StreamKPlan p = plan_stream_k(12 * 24, 192, 132, nullptr, kSimtStreamK);
-  EXPECT_EQ(p.whole, 132);
+  EXPECT_EQ(p.whole, 264);
   EXPECT_EQ(p.sharing, 132);
-  EXPECT_EQ(p.shared_slices, (288 - 132) * 192);
-  // More than 2 whole waves (5632^3: 7): never shared.
-  EXPECT_EQ(plan_stream_k(44 * 22, 352, 132, nullptr, kSimtStreamK).sharing, 0);
+  EXPECT_EQ(p.shared_slices, 24 * 192);
+  // However many whole waves come first (5632^3: 7).
+  const tessel::impl::StreamKPlan q = plan_stream_k(44 * 22, 352, 132, nullptr, kSimtStreamK);
+  EXPECT_EQ(q.whole, 7 * 132);
+  EXPECT_EQ(q.shared_slices, 44 * 352);
   // Shallow k: runs would be under 16 slices deep, too short to pay.
   EXPECT_EQ(plan_stream_k(32, 19, 132, nullptr, kSimtStreamK).sharing, 0);  // 1024x1024x300
   // A plan that shares among too few blocks to fill the GPU does not count
@@ -100,8 +104,10 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   // against 61%).
   EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");
   EXPECT_EQ(pick(4096, 64, 300, true), "pipelined_splitk");
-  // 1536^3: 128x256 tiles cut seven ways, not 64x64 ones (H100 NN: 103% against 81-97%).
-  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_splitk");
+  // 1536^3 (72 tiles of 128x256): stream-K, each block a run of 53 slices
+  // (H100 NN, twenty-second session: 171 us, against 184 for 128x256 tiles cut
+  // seven ways and 183 for 64x64 ones).
+  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_streamk");
 }
 
 TEST(Heuristic, SmallOutputsSplitK) {

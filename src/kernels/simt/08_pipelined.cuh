@@ -46,15 +46,16 @@
 // (configs.hpp, copy_pays): on an H100, 4096^3 NN 94.8% -> 98.3% of cuBLAS
 // (A), NT 90.5% -> 98% (B); 1200x1200x400 NN (64x64 tiles, split-k) 52 -> 46 us.
 //
-// Stream-K (the pipelined_128x256_streamk schedule): a grid of one block
-// per SM walks the tiles, and where the last wave would leave SMs idle, the
-// last waves' k-slices are shared out evenly instead, partial sums handed
-// between blocks through a workspace (pipelined_stream_k_kernel). On an
-// H100, 3072^3 went from 95% (split-k) to 101% of cuBLAS, 2560^3 89 -> 97%.
-// Its k-loop inside the persistent loop ran 8-9% slower than the tile
-// kernel's (more registers, another schedule); with the whole tiles in a
-// loop of their own and the shared runs in another FFMA order, 3072^3 NN
-// 102.5% -> 107% (twenty-first session).
+// Stream-K (the pipelined_128x256_streamk schedule): where the tiles do not
+// come out in whole waves, the full waves go to the tile kernel and the
+// remainder's k-slices are shared out evenly among a second launch of one
+// block per SM, partial sums handed between blocks through a workspace
+// (pipelined_stream_k_kernel). On an H100, 3072^3 went from 95% (split-k)
+// to 101% of cuBLAS, 2560^3 89 -> 97%, when one persistent kernel took the
+// whole tiles too; its k-loop there ran 8-9% slower than the tile kernel's
+// (more registers, another schedule). With the whole waves in the tile
+// kernel (twenty-second session): 2560^3 NN 738 -> 698 us, 3072^3 1204 ->
+// 1168, 5120^3 5429 (split-k) -> 5222.
 //
 // The seed worklogs' double-buffered kernels came out slower than their
 // warptiled ones; see docs/ladder.md for what we measured here and why.
@@ -97,6 +98,7 @@ using PipelinedLoader =
 enum class KSplit { kNone, kAtomic, kParts };
 template <KSplit S>
 using KSplitConstant = std::integral_constant<KSplit, S>;
+
 
 // This thread's first row and column of its fragments in the block's tile.
 template <class Cfg>
@@ -256,13 +258,21 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& p, int64_t i0, int64
 
 // One block per tile (split-k: per tile and part of k). Split other than
 // kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
-template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB>
+// Linear: a grid of gridDim.x blocks takes the first gridDim.x tiles of the
+// grouped order over all of C (stream-K's whole waves), not a 2D grid's.
+template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB,
+          bool Linear = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride) {
   constexpr bool SplitK = Split != KSplit::kNone;
   extern __shared__ float4 smem[];
   int bm, bn;
-  device::swizzled_block<kSwizzleGroup>(bm, bn);
+  if constexpr (Linear) {
+    device::grouped_tile<kSwizzleGroup>(blockIdx.x, int(device::ceil_div(p.m, Cfg::kBM)),
+                                        int(device::ceil_div(p.n, Cfg::kBN)), bm, bn);
+  } else {
+    device::swizzled_block<kSwizzleGroup>(bm, bn);
+  }
   const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
   const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
   const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
@@ -272,22 +282,19 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   store_tile<Cfg, AlignedC, Split>(p, i0, j0, acc);
 }
 
-// Stream-K (the plan: kernels/stream_k_plan.hpp, as step 15): one block per
-// SM slot. Tiles [0, sk.whole) go whole to the blocks in turn; the k-slices
-// of the rest, laid end to end tile after tile, go in equal runs to blocks
-// 0..sk.sharing-1. A block walks its run from the end backwards: the first
-// segment it takes may end before its tile does, and then its sums go to
-// the block's slot in the workspace for the block that owns the tile (the
-// one holding the tile's last slices), which takes that segment last and
-// adds the earlier blocks' sums before it stores the tile.
-// WholeFirst: the whole tiles in a loop of their own before the runs, so
-// that their k-loop carries none of the runs' state; else one loop takes
-// both (configs.hpp, kStreamKWholeFirstSlices, says where each is faster).
-// With WholeFirst the runs' k-loop takes its FFMAs in the other serpentine
-// (UpFirst): of 19 source orders measured for the two loops (H100, 128x256,
-// TN, twenty-first session) that one ran 3072^3 1199 -> 1172 us and 3328^3
-// 1523 -> 1486; every other order of the whole tiles' loop was slower.
-template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, bool TransA, bool TransB, bool WholeFirst>
+// Stream-K's shared runs (the plan: kernels/stream_k_plan.hpp, as step 15;
+// the whole tiles [0, sk.whole) went to pipelined_kernel, Linear, launched
+// before this). The k-slices of tiles sk.whole onwards, laid end to end tile
+// after tile, go in equal runs to blocks 0..sk.sharing-1 (the grid). A block
+// walks its run from the end backwards: the first segment it takes may end
+// before its tile does, and then its sums go to the block's slot in the
+// workspace for the block that owns the tile (the one holding the tile's
+// last slices), which takes that segment last and adds the earlier blocks'
+// sums before it stores the tile. Its FFMAs go in the other serpentine
+// (UpFirst): of 19 source orders measured for the stream-K kernel's loops
+// (H100, 128x256, TN, twenty-first session), that one ran its shared runs
+// fastest.
+template <class Cfg, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
   constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
@@ -295,38 +302,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
   const int slices = int(device::ceil_div(p.k, BK));
   const int block = blockIdx.x, t = threadIdx.x;
-  const int begin = block < sk.sharing ? sk.run_begin(block) : 0;
-  int pos = block < sk.sharing ? sk.run_begin(block + 1) : 0;
+  const int begin = sk.run_begin(block);
   auto slot = [&](int b) { return reinterpret_cast<float4*>(sk.partials) + int64_t(b) * kVec4s * Cfg::kThreads; };
   auto sync = [] { __syncthreads(); };
-  if constexpr (WholeFirst) {
-    for (int u = block; u < sk.whole; u += gridDim.x) {
-      int bm, bn;
-      device::grouped_tile<kSwizzleGroup>(u, tiles_m, tiles_n, bm, bn);
-      const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
-      float acc[TM][TN];
-      accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB>(p, smem, i0, j0, 0, p.k, acc);
-      store_tile<Cfg, AlignedC, KSplit::kNone>(p, i0, j0, acc);
-    }
-  }
-  for (int u = WholeFirst ? sk.whole : block;;) {
-    int unit, s0, s1;  // the next segment: slices [s0, s1) of tile `unit`
-    if (!WholeFirst && u < sk.whole) {
-      unit = u, s0 = 0, s1 = slices;
-      u += gridDim.x;
-    } else if (pos > begin) {
-      const int unit_start = (pos - 1) / slices * slices, from = max(begin, unit_start);
-      unit = sk.whole + unit_start / slices, s0 = from - unit_start, s1 = pos - unit_start;
-      pos = from;
-    } else {
-      break;
-    }
+  for (int pos = sk.run_begin(block + 1); pos > begin;) {
+    // The next segment: slices [s0, s1) of tile `unit`.
+    const int unit_start = (pos - 1) / slices * slices, from = max(begin, unit_start);
+    const int unit = sk.whole + unit_start / slices, s0 = from - unit_start, s1 = pos - unit_start;
+    pos = from;
     int bm, bn;
     device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
     const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
     float acc[TM][TN];
-    accumulate_tile<Cfg, AlignedA, AlignedB, TransA, TransB, WholeFirst>(p, smem, i0, j0, int64_t(s0) * BK,
-                                                                         min(p.k, int64_t(s1) * BK), acc);
+    accumulate_tile<Cfg, true, true, TransA, TransB, true>(p, smem, i0, j0, int64_t(s0) * BK,
+                                                           min(p.k, int64_t(s1) * BK), acc);
     if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
       device::save_partial<Cfg::kThreads, kVec4s>(
           slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
@@ -340,7 +329,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
         if (sk.run_begin(b) <= unit_start) break;
       }
     }
-    store_tile<Cfg, AlignedC, KSplit::kNone>(p, i0, j0, acc);
+    store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
   }
 }
 
@@ -392,16 +381,19 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
         err != cudaSuccess) {
       return err;
     }
-    const unsigned blocks = unsigned(sk.whole > 0 ? slots : sk.sharing);  // those with work
+    // Two launches: the whole waves' tiles by the tile kernel, at its speed,
+    // then the remainder's runs.
     return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-      const bool whole_first = sk.whole > 0 && device::ceil_div(args.k, Cfg::kBK) >= kStreamKWholeFirstSlices;
-      auto kernel = whole_first ? pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb, true>
-                                : pipelined_stream_k_kernel<Cfg, true, true, true, ta, tb, false>;
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-          err != cudaSuccess) {
-        return err;
+      auto tiles_kernel = pipelined_kernel<Cfg, true, true, true, KSplit::kNone, ta, tb, true>;
+      auto runs_kernel = pipelined_stream_k_kernel<Cfg, ta, tb>;
+      for (const void* kernel : {reinterpret_cast<const void*>(tiles_kernel), reinterpret_cast<const void*>(runs_kernel)}) {
+        if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+            err != cudaSuccess) {
+          return err;
+        }
       }
-      kernel<<<blocks, Cfg::kThreads, kSmem, stream>>>(args, sk);
+      if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(args, args.k, 0);
+      runs_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(args, sk);
       return cudaGetLastError();
     });
   }

@@ -119,31 +119,21 @@ constexpr int64_t kSplitPartCost = 32;
 constexpr size_t kMaxPartsBytes = size_t(64) << 20;
 
 // Step 08's stream-K schedule (pipelined_128x256_streamk), in 16-deep slices
-// of 128 x 256 tiles (~3 us each). Fitted to the H100 (TN, against the same
-// kernel's tile schedule): a hand-over costs ~2 slices, and a shared slice
-// takes longer than a whole tile's, the more so the larger the GEMM (blocks
-// at different depths of k share less in L2): 7% at 3072^3 and 4096^3, 20%
-// at 5120^3, 36% at 8192^3. With 10% and at least 3% to gain it shares where
-// the last wave is far from full (NN, A copied: 3072^3 77% -> 101% of
-// cuBLAS, split-k 95%; 2560^3 97%, split-k 89%; 5120^3 99.5%, split-k 98%),
-// and not at 4096^3 (3.9 waves), 6144^3 or 8192^3, where it lost. Runs are
-// at least 16 slices deep (256). It shares only after at most 2 whole waves:
-// measured from 2560^3 to 8192^3 in steps of 256 (H100, NN, nineteenth
-// session), it beat split-k and whole tiles at 1 and 2 (2560^3 103% of
-// cuBLAS against 94% and 84%, 3072^3 104.7 against 102.7, 3328^3 103.0
-// against 100.8) and lost to split-k at every size it took with 4 or more
-// (4352^3 100.3 against 106.0, 5120^3 101.3 against 105.9, 5632^3 95.0
-// against 101.6, 6656^3 96.4 against 103.8, 6912^3 97.6 against 104.4).
-constexpr StreamKCost kSimtStreamK{2, 0.03, 16, 0.1, 2};
-// Where the plan has whole tiles and they are at least this many k-slices
-// deep, the stream-K kernel runs them in a loop of their own before the
-// shared runs (pipelined_stream_k_kernel, WholeFirst), which ptxas schedules
-// faster than one loop for both. Measured on the H100 (128x256, twenty-first
-// session, us): 3072^3 NN 1256 -> 1232, TN 1224 -> 1199, NT 1285 -> 1261;
-// 3328^3 NN 1590 -> 1560; 2304x4608x2048 (128 slices) 944 -> 937; but
-// 3072x3072x1024 (64 slices) 438 -> 445. Without whole tiles (2560^3) the
-// one loop.
-constexpr int64_t kStreamKWholeFirstSlices = 128;
+// of 128 x 256 tiles (~2.6 us each on an H100): every full wave goes whole
+// to the tile kernel, and only the remainder's k-slices are shared (by the
+// stream-K kernel, launched after it). Fitted to the H100 (twenty-second
+// session, ncu durations of the two kernels at eight shapes, TN): the
+// shared runs took 7% longer per slice than whole tiles, plus about one
+// slice per piece a tile is cut into (its hand-over); 0.1 and 1 here, and
+// sharing where that is estimated to save 3% or more. Measured against the
+// tile schedule at 4096^3 (3.9 waves; estimated 0.6% faster) the two
+// launches were 0.5% slower, and at 4096x4096x1024 and 7168^3 (also 0.88 of
+// a wave left over) 1.3-1.6%: no sharing there. Where it shares it beat
+// main's earlier stream-K (the last full wave shared with the remainder, at
+// most 2 whole waves) and split-k (H100, NN, us): 2560^3 738 -> 698, 3072^3
+// 1204 -> 1168, 3328^3 1524 -> 1481, 4352^3 3318 (split-k) -> 3233, 5120^3
+// 5429 -> 5222, 6912^3 12991 -> 12718.
+constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
 inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr) {
