@@ -46,10 +46,17 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
     return est;
   };
+  // Split-k over many waves of whole tiles, where stream-K can take the call instead (impl::kSplitKMostWaves).
+  const bool stream_k = std::any_of(candidates.begin(), candidates.end(), [](const KernelEntry* e) { return e->stream_k; });
+  auto many_waves = [&](const KernelEntry& e) {
+    const int64_t tiles = ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+    return tiles >= impl::kSplitKMostWaves * sms * e.blocks_per_sm;
+  };
   const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU
   const KernelEntry* most = nullptr;  // most blocks (on a tie, the smaller tile: less idle work)
   Estimate best_fill, best_most;
   for (const KernelEntry* e : candidates) {
+    if (e->info.split_k && stream_k && many_waves(*e)) continue;
     const Estimate est = estimate(*e);
     if (est.fills && (!fill || est.time < best_fill.time || (est.time == best_fill.time && est.area > best_fill.area))) {
       fill = e, best_fill = est;

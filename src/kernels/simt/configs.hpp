@@ -114,6 +114,14 @@ using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2, 2>;  // 16x8
 constexpr int64_t kMinSplitDepth = 64;
 constexpr int64_t kMaxSplits = 64;
 constexpr int64_t kSplitPartCost = 32;
+// Where a stream-K kernel can take the call, the dispatcher passes over
+// split-k once the whole tiles fill this many waves: with C scaled first and
+// every part adding into it, split-k then ran slower than whole tiles or
+// stream-K at every size measured on the H100 (auto, 128x256, NN, us, split-k
+// -> whole tiles: 6144^3 9096 -> 9003, 7424^3 16080 -> 15681, 7680^3 17543 ->
+// 17452, 7936^3 19395 -> 19321, 8192^3 21339 -> 21229; TN alike; split-k ->
+// stream-K from 4864^3 to 6912^3; twenty-second session).
+constexpr int64_t kSplitKMostWaves = 4;
 // Split-k parts that cannot add into C atomically at full speed (C not in
 // 16-byte units) go to a workspace of at most this many bytes (else they add).
 constexpr size_t kMaxPartsBytes = size_t(64) << 20;
