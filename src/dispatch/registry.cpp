@@ -117,7 +117,8 @@ const std::vector<KernelEntry>& registry() {
       pipelined<Pipelined128x256, true, Schedule::kSplitK>("pipelined_128x256_splitk",
                                               "step 08, 128x256 tiles, k split across blocks for small outputs"),
       pipelined<Pipelined128x256, true, Schedule::kStreamK>(
-          "pipelined_128x256_streamk", "step 08, 128x256 tiles, the last waves' k-slices shared evenly (stream-K)"),
+          "pipelined_128x256_streamk",
+          "step 08, 128x256 tiles: the full waves whole, the remaining tiles' k-slices shared evenly (stream-K)"),
       pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(
           "pipelined_any_128x128_splitk", "step 08 for any alignment, 128x128 tiles, k split across blocks", 0.84),
       wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),

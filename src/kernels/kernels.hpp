@@ -34,8 +34,9 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 // The schedule hands out the work: kTiles, a block per tile; kSplitK, k
 // also split across blocks that add into C atomically or, where C is not
 // in 16-byte units, store into a workspace that launch_sum_parts adds into
-// C; kStreamK (aligned only), a block per SM slot, the last waves' k-slices
-// shared evenly among them (kernels/stream_k_plan.hpp).
+// C; kStreamK (aligned only), the full waves' tiles a block each, then the
+// remaining tiles' k-slices shared evenly by a block per SM slot
+// (kernels/stream_k_plan.hpp).
 enum class Schedule { kTiles, kSplitK, kStreamK };
 template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);

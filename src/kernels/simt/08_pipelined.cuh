@@ -99,7 +99,6 @@ enum class KSplit { kNone, kAtomic, kParts };
 template <KSplit S>
 using KSplitConstant = std::integral_constant<KSplit, S>;
 
-
 // This thread's first row and column of its fragments in the block's tile.
 template <class Cfg>
 __device__ __forceinline__ void lane_origin(int& row0, int& col0) {
