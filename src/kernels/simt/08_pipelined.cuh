@@ -365,7 +365,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   auto copies = [&](int64_t mn, bool b) {
     if constexpr (S == Schedule::kStreamK) return copy_fits(mn, args.k);
     return copy_pays(2.0 * double(args.m) * double(args.n) * double(args.k), mn, args.k, tiles * splits, slots,
-                     register_path<Cfg, Aligned>(b));
+                     register_path<Cfg, Aligned>(b, splits > 1));
   };
   const bool copy_a = args.opA == Op::N && copies(args.m, false);
   const bool copy_b = args.opB == Op::T && copies(args.n, true);

@@ -201,10 +201,19 @@ struct RegisterPath {
   double cost;
   bool when_short;
 };
+// B with op T costs the one-block-per-SM tiles more where k is not split:
+// 0.07 of the FLOPs' time. Measured on the H100 (auto, twenty-second
+// session, us) with the copy turned on by 0.08: 1024x8192x8192 NT 2962 ->
+// 2912, TT 2938 -> 2884; 1536x8192x1024 NT 574 -> 553, TT 566 -> 544;
+// 1024x8192x2048 NT 753 -> 744; 1024x4096x4096 TT 738 -> 732, NT 755 ->
+// 760. 0.07 keeps the first two and leaves out 2048x2048x512, where the
+// copy lost (98 -> 105, above). With k split it lost too (1024x1024x8192 NT
+// 384 -> 395, 1024x2048x8192 NT 755 -> 774): 0.05 there.
 template <class Cfg, bool Aligned>
-constexpr RegisterPath register_path(bool b_with_op_t) {
+constexpr RegisterPath register_path(bool b_with_op_t, bool split_k = false) {
   if (few_warp_blocks<Cfg, Aligned>()) return {0.4, false};
-  return {0.05, b_with_op_t && Aligned && Cfg::kMinBlocks == 1};
+  const bool big_b = b_with_op_t && Aligned && Cfg::kMinBlocks == 1;
+  return {big_b && !split_k ? 0.07 : 0.05, big_b};
 }
 // Whether to copy transposed an operand of mn x k for a GEMM of `flops`
 // launched as `blocks` blocks on `slots` block slots (SMs x blocks each holds).
