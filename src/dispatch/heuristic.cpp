@@ -17,9 +17,12 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     bool fills = false;
     double time = 0.0;
   };
+  auto tiles_of = [&](const KernelEntry& e) {
+    return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+  };
   auto estimate = [&](const KernelEntry& e) {
     Estimate est;
-    const int64_t tiles = ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+    const int64_t tiles = tiles_of(e);
     // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
     const int64_t depth =
         e.info.split_k ? impl::split_depth(k, impl::split_count(tiles, k, sms, e.fill_blocks, e.k_slice), e.k_slice)
@@ -48,10 +51,7 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   };
   // Split-k over many waves of whole tiles, where stream-K can take the call instead (impl::kSplitKMostWaves).
   const bool stream_k = std::any_of(candidates.begin(), candidates.end(), [](const KernelEntry* e) { return e->stream_k; });
-  auto many_waves = [&](const KernelEntry& e) {
-    const int64_t tiles = ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
-    return tiles >= impl::kSplitKMostWaves * sms * e.blocks_per_sm;
-  };
+  auto many_waves = [&](const KernelEntry& e) { return tiles_of(e) >= impl::kSplitKMostWaves * sms * e.blocks_per_sm; };
   const KernelEntry* fill = nullptr;  // the fastest (estimated) of the kernels whose blocks fill the GPU
   const KernelEntry* most = nullptr;  // most blocks (on a tie, the smaller tile: less idle work)
   Estimate best_fill, best_most;
