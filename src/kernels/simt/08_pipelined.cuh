@@ -400,14 +400,16 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   // 16-byte units. Where they do not, atomics cost more (127x4097x1000 NT,
   // only C unaligned: 77% of cuBLAS against 87% aligned), so the parts go
   // to a workspace, each its own matrix with aligned rows, and are summed
-  // into C afterwards, in part order.
+  // into C afterwards, in part order, except for a small C
+  // (kMinPartsOutput), where the second launch costs more.
   SgemmArgs out = args;  // what the kernel writes
   int64_t part_stride = 0;
   bool to_parts = false;
   if constexpr (SplitK && !Aligned) {
     const int64_t ldp = device::ceil_div(args.n, 4) * 4;
     const auto bytes = size_t(splits * args.m * ldp) * sizeof(float);
-    to_parts = splits > 1 && !device::in_16_byte_units(args.C, args.ldc) && bytes <= kMaxPartsBytes;
+    to_parts = splits > 1 && !device::in_16_byte_units(args.C, args.ldc) && bytes <= kMaxPartsBytes &&
+               args.m * args.n >= kMinPartsOutput;
     if (to_parts) {
       void* parts = nullptr;
       if (cudaError_t err = stream_workspace(stream, bytes, &parts, WorkspaceUse::kSplitParts); err != cudaSuccess) {

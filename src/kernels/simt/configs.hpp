@@ -123,8 +123,16 @@ constexpr int64_t kSplitPartCost = 32;
 // stream-K from 4864^3 to 6912^3; twenty-second session).
 constexpr int64_t kSplitKMostWaves = 4;
 // Split-k parts that cannot add into C atomically at full speed (C not in
-// 16-byte units) go to a workspace of at most this many bytes (else they add).
+// 16-byte units) go to a workspace of at most this many bytes (else they add),
+// where C has at least kMinPartsOutput elements: below that the second
+// kernel that sums the parts costs more than the atomics save. Measured on
+// the H100 (auto, twenty-third session, us, parts -> atomics, NN): 101x101x8192
+// 25.6 -> 22.0, 127x127x4096 22.5 -> 20.0, 255x33x1024 15.6 -> 14.0,
+// 33x255x2048 16.9 -> 14.0 (every op pair alike); 257x257x1000 18.6 -> 18.8,
+// 201x301x3000 27.6 -> 28.3, 511x129x2048 24.6 -> 27.1, 127x4097x1000
+// 39.4 -> 43.8.
 constexpr size_t kMaxPartsBytes = size_t(64) << 20;
+constexpr int64_t kMinPartsOutput = 32768;
 
 // Step 08's stream-K schedule (pipelined_128x256_streamk), in 16-deep slices
 // of 128 x 256 tiles (~2.6 us each on an H100): every full wave goes whole
