@@ -112,8 +112,8 @@ const std::vector<KernelEntry>& registry() {
       pipelined<Pipelined64x64, false, Schedule::kTiles>("pipelined_any_64x64", "step 08 for any alignment, 64x64 tiles", 0.78),
       pipelined<Pipelined64x64, true, Schedule::kSplitK>("pipelined_splitk",
                                             "step 08, 64x64 tiles, k split across blocks for small outputs", 0.88),
-      pipelined<Pipelined64x64, false, Schedule::kSplitK>("pipelined_any_splitk",
-                                             "step 08 for any alignment, k split across blocks", 0.78),
+      pipelined<PipelinedAny64x64SplitK, false, Schedule::kSplitK>("pipelined_any_splitk",
+                                             "step 08 for any alignment, k split across blocks, 64x64 tiles on 4 warps", 0.78),
       pipelined<Pipelined128x256, true, Schedule::kSplitK>("pipelined_128x256_splitk",
                                               "step 08, 128x256 tiles, k split across blocks for small outputs"),
       pipelined<Pipelined128x256, true, Schedule::kStreamK>(

@@ -93,6 +93,22 @@ using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
 // variants), +12% at 3072^3, -8% at 2048^3 (where auto takes 128x256).
 using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane, 64 threads: small outputs
+// The split-k kernel for any alignment runs its 64x64 tiles on 4 warps of
+// 8x4 per lane instead (113 registers: 4 blocks, 16 warps an SM, against
+// 8 warps for the 2-warp blocks, whose 167-199 registers allow no more than
+// 6). Its blocks wait on element-wise loads, 4-byte cp.async or loads into
+// registers, which more warps hide. On the H100 (twenty-fourth session, us,
+// two rounds, 2 warps -> 4): 127x4097x1000 NN 39.2 -> 37.7, TT 40.2 -> 38.8
+// (ncu: 33.4 -> 32.0 us for the GEMM kernel, issue slots 69 -> 76%; cuBLAS's
+// 30.3), 255x33x1024 13.7 -> 11.3, 127x127x4096 20.0 -> 17.6, 2047x129x4096
+// NN 111.7 -> 95.7, 101x101x8192 21.9 -> 20.4, 257x257x1000 18.5 -> 17.3
+// (every op pair alike or better); 513x1025x4096 NN 142.3 -> 144.2 and TT
+// 143.6 -> 146.9 the losses. The unaligned tile kernel keeps 2 warps: 4 lost
+// at 3071^3 and 4095^3 (NN 3169 -> 3287) and were mixed below. The aligned
+// split-k kernel too: with 4 warps (and the split counts and copies that go
+// with 128-thread blocks) it won at 256^3 to 640^3 (256^3 12.5 -> 10.5) but
+// lost TN from 896^3 up (1152^3 78.6 -> 85.3), which takes a rule to tell.
+using PipelinedAny64x64SplitK = WarptileConfig<64, 64, 16, 32, 32, 4>;  // 8x4 per lane, 128 threads
 // The unaligned 128x128 kernel (element-wise global loads) runs on 4 warps
 // with 16x8 per lane: +17% at 4096^3 over 8 warps of 8x8 on the H100 (+9% at
 // 3072^3, -1% at 5120^3). The aligned one keeps 8x8, which the 4-warp shape
