@@ -33,9 +33,11 @@ KernelEntry simt(const char* name, int step, const char* summary, int alignment,
 // their 0.92 there, as at the sizes where they compete with 128x256 split-k
 // (1024^3 to 1920^3, two blocks per SM counting as full: impl::fill_blocks)
 // they lost to it by 6-14% NN on the H100 (TN was mixed).
-template <class Cfg, bool Aligned, impl::Schedule S>
+// Launch: the launcher, where it is not launch_pipelined's for Cfg (the
+// dispatcher's estimates still take Cfg's).
+template <class Cfg, bool Aligned, impl::Schedule S, impl::SimtLaunchFn Launch = impl::launch_pipelined<Cfg, Aligned, S>>
 KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0) {
-  KernelEntry e = simt<impl::launch_pipelined<Cfg, Aligned, S>>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
+  KernelEntry e = simt<Launch>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
   e.info.split_k = S == impl::Schedule::kSplitK;
   e.stream_k = S == impl::Schedule::kStreamK;
   e.blocks_per_sm = Cfg::kMinBlocks;
@@ -110,9 +112,9 @@ const std::vector<KernelEntry>& registry() {
           "pipelined_any",
           "step 08 for any alignment: unaligned operands read element-wise, 128x128 tiles, 16x8 per thread", 0.84),
       pipelined<Pipelined64x64, false, Schedule::kTiles>("pipelined_any_64x64", "step 08 for any alignment, 64x64 tiles", 0.78),
-      pipelined<Pipelined64x64, true, Schedule::kSplitK>("pipelined_splitk",
-                                            "step 08, 64x64 tiles, k split across blocks for small outputs", 0.88),
-      pipelined<PipelinedAny64x64SplitK, false, Schedule::kSplitK>("pipelined_any_splitk",
+      pipelined<Pipelined64x64, true, Schedule::kSplitK, launch_pipelined_splitk_64x64>(
+          "pipelined_splitk", "step 08, 64x64 tiles, k split across blocks for small outputs (2 or 4 warps)", 0.88),
+      pipelined<Pipelined64x64Warps4, false, Schedule::kSplitK>("pipelined_any_splitk",
                                              "step 08 for any alignment, k split across blocks, 64x64 tiles on 4 warps", 0.78),
       pipelined<Pipelined128x256, true, Schedule::kSplitK>("pipelined_128x256_splitk",
                                               "step 08, 128x256 tiles, k split across blocks for small outputs"),

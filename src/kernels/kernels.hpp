@@ -40,6 +40,10 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 enum class Schedule { kTiles, kSplitK, kStreamK };
 template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
+// Aligned split-k on 64x64 tiles (pipelined_splitk): blocks of 2 warps, or
+// of 4 where the 2-warp blocks would be few on each SM (configs.hpp,
+// kFourWarpSplitMostBlocks).
+cudaError_t launch_pipelined_splitk_64x64(const SgemmArgs& args, cudaStream_t stream);
 
 // Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision.
 // Aligned: cp.async copies (A, B 16-byte aligned); else element-wise, no alignment needs.

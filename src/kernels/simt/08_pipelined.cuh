@@ -335,12 +335,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 
 }  // namespace
 
+// The current device's SM count.
+inline cudaError_t current_sms(int& sms) {
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  return cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+}
+
 template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   constexpr bool SplitK = S == Schedule::kSplitK;
-  int device = 0, sms = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  if (cudaError_t err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); err != cudaSuccess) return err;
+  int sms = 0;
+  if (cudaError_t err = current_sms(sms); err != cudaSuccess) return err;
   const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
   // Stream-K: one block per SM slot, sharing the last waves' k-slices where
   // the plan says that pays (kSimtStreamK); else the tile schedule.
@@ -353,7 +359,7 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
   }
   int64_t per_split = args.k, splits = 1;
   if constexpr (SplitK) {
-    per_split = split_depth(args.k, split_count(tiles, args.k, sms, fill_blocks<Cfg, Aligned>(), Cfg::kBK), Cfg::kBK);
+    per_split = split_k_depth<Cfg, Aligned>(tiles, args.k, sms);
     splits = device::ceil_div(args.k, per_split);
   }
   // A with op N and B with op T are transposed on their way into the

@@ -9,6 +9,6 @@ namespace tessel::impl {
 template cudaError_t launch_pipelined<PipelinedAny128x128, false, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
 template cudaError_t launch_pipelined<Pipelined64x64, false, Schedule::kTiles>(const SgemmArgs&, cudaStream_t);
-template cudaError_t launch_pipelined<PipelinedAny64x64SplitK, false, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
+template cudaError_t launch_pipelined<Pipelined64x64Warps4, false, Schedule::kSplitK>(const SgemmArgs&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -93,22 +93,30 @@ using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
 // variants), +12% at 3072^3, -8% at 2048^3 (where auto takes 128x256).
 using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane, 64 threads: small outputs
-// The split-k kernel for any alignment runs its 64x64 tiles on 4 warps of
-// 8x4 per lane instead (113 registers: 4 blocks, 16 warps an SM, against
-// 8 warps for the 2-warp blocks, whose 167-199 registers allow no more than
-// 6). Its blocks wait on element-wise loads, 4-byte cp.async or loads into
-// registers, which more warps hide. On the H100 (twenty-fourth session, us,
-// two rounds, 2 warps -> 4): 127x4097x1000 NN 39.2 -> 37.7, TT 40.2 -> 38.8
-// (ncu: 33.4 -> 32.0 us for the GEMM kernel, issue slots 69 -> 76%; cuBLAS's
-// 30.3), 255x33x1024 13.7 -> 11.3, 127x127x4096 20.0 -> 17.6, 2047x129x4096
-// NN 111.7 -> 95.7, 101x101x8192 21.9 -> 20.4, 257x257x1000 18.5 -> 17.3
-// (every op pair alike or better); 513x1025x4096 NN 142.3 -> 144.2 and TT
-// 143.6 -> 146.9 the losses. The unaligned tile kernel keeps 2 warps: 4 lost
-// at 3071^3 and 4095^3 (NN 3169 -> 3287) and were mixed below. The aligned
-// split-k kernel too: with 4 warps (and the split counts and copies that go
-// with 128-thread blocks) it won at 256^3 to 640^3 (256^3 12.5 -> 10.5) but
-// lost TN from 896^3 up (1152^3 78.6 -> 85.3), which takes a rule to tell.
-using PipelinedAny64x64SplitK = WarptileConfig<64, 64, 16, 32, 32, 4>;  // 8x4 per lane, 128 threads
+// Split-k's 64x64 tiles run on 4 warps of 8x4 per lane where that pays (113
+// registers: 4 blocks, 16 warps an SM; the 2-warp blocks' 167-199 allow at
+// most 6 blocks, 12 warps). A block that waits on its loads then has more
+// warps to hide them with:
+//   * for any alignment, always: element-wise loads (4-byte cp.async, loads
+//     into registers) wait longest. On the H100 (twenty-fourth session, us,
+//     two rounds, 2 warps -> 4): 127x4097x1000 NN 39.2 -> 37.7, TT 40.2 ->
+//     38.8 (ncu: the GEMM kernel 33.4 -> 32.0 us, issue slots 69 -> 76%;
+//     cuBLAS's 30.3), 255x33x1024 13.7 -> 11.3, 127x127x4096 20.0 -> 17.6,
+//     2047x129x4096 NN 111.7 -> 95.7, 257x257x1000 18.5 -> 17.3 (every op
+//     pair alike or better); 513x1025x4096 NN 142.3 -> 144.2 and TT 143.6 ->
+//     146.9 the losses;
+//   * aligned, where the 2-warp blocks would number at most
+//     kFourWarpSplitMostBlocks an SM (pipelined_splitk's launcher): there the
+//     4-warp kernel, with its own split count (fill_blocks: 4 blocks) and
+//     copy rule (register_path), won every shape measured (auto, us, NN): 256^3 12.7 -> 10.6 (TN 83.5 -> 99.5% of cuBLAS), 512^3 17.1 ->
+//     16.0, 704^3 30.1 -> 26.8, 832^3 38.8 -> 37.2, 300x300x5000 40.2 ->
+//     34.1, 2048x128x2048 42.1 -> 35.9, 4096x64x300 by name 18.3 -> 16.7;
+//     with more blocks it lost TN (896^3, 784 blocks: 41.5 -> 44.7; 1152^3
+//     79.0 -> 85.7) and kept the 2-warp kernel.
+// The tile kernels keep 2 warps: 4 lost at 3071^3 and 4095^3 for any
+// alignment (NN 3169 -> 3287) and were mixed below.
+using Pipelined64x64Warps4 = WarptileConfig<64, 64, 16, 32, 32, 4>;  // 8x4 per lane, 128 threads
+constexpr int kFourWarpSplitMostBlocks = 4;
 // The unaligned 128x128 kernel (element-wise global loads) runs on 4 warps
 // with 16x8 per lane: +17% at 4096^3 over 8 warps of 8x8 on the H100 (+9% at
 // 3072^3, -1% at 5120^3). The aligned one keeps 8x8, which the 4-warp shape
@@ -293,5 +301,22 @@ inline int64_t split_count(int64_t tiles, int64_t k, int sms, int fill, int64_t 
     if (best_work < 0 || work < best_work) best = s, best_work = work;
   }
   return best;
+}
+
+// The depth of each part where a step-08 split-k kernel of Cfg cuts k (>= 1)
+// for `tiles` tiles on `sms` SMs.
+template <class Cfg, bool Aligned>
+int64_t split_k_depth(int64_t tiles, int64_t k, int sms) {
+  return split_depth(k, split_count(tiles, k, sms, fill_blocks<Cfg, Aligned>(), Cfg::kBK), Cfg::kBK);
+}
+
+// Whether aligned split-k on 64x64 tiles (pipelined_splitk) runs blocks of 4
+// warps (Pipelined64x64Warps4): where the 2-warp kernel (Pipelined64x64)
+// would launch at most kFourWarpSplitMostBlocks blocks an SM.
+inline bool split_k_four_warps(int64_t m, int64_t n, int64_t k, int sms) {
+  using Cfg = Pipelined64x64;
+  const int64_t tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
+  const int64_t depth = split_k_depth<Cfg, true>(tiles, k, sms);
+  return tiles * ((k + depth - 1) / depth) <= int64_t(kFourWarpSplitMostBlocks) * sms;
 }
 }  // namespace tessel::impl
