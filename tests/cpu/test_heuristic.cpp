@@ -115,17 +115,21 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
 
 // pipelined_splitk runs blocks of 4 warps where the 2-warp kernel would
 // launch at most 4 blocks an SM (H100, auto: 256^3 12.7 -> 10.6 us, 704^3
-// 30.1 -> 26.8, 300x300x5000 40.2 -> 34.1), else 2 warps (896^3: 784
-// blocks; 4 warps lost TN 41.5 -> 44.7 us).
+// 30.1 -> 26.8, 300x300x5000 40.2 -> 34.1), or 6 where an operand is
+// transposed on its way in (896^3 NT 53.8 -> 49.0, 3072x256x768 NT 57.1 ->
+// 45.0), else 2 warps (896^3 TN: 784 blocks; 4 warps lost 41.5 -> 44.7 us).
 TEST(Heuristic, SplitKFourWarpsWhereBlocksAreFew) {
   using tessel::impl::split_k_four_warps;
-  for (int64_t s : {256, 512, 704, 832}) EXPECT_TRUE(split_k_four_warps(s, s, s, 132)) << s;
-  EXPECT_TRUE(split_k_four_warps(300, 300, 5000, 132));   // 250 blocks
-  EXPECT_TRUE(split_k_four_warps(4096, 64, 300, 132));    // 256
-  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 132));   // 784
-  EXPECT_FALSE(split_k_four_warps(1200, 1200, 400, 132)); // 722
-  EXPECT_FALSE(split_k_four_warps(2100, 2100, 300, 132)); // 1089
-  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 66));    // on half the SMs
+  for (int64_t s : {256, 512, 704, 832}) EXPECT_TRUE(split_k_four_warps(s, s, s, 132, false)) << s;
+  EXPECT_TRUE(split_k_four_warps(300, 300, 5000, 132, false));   // 250 blocks
+  EXPECT_TRUE(split_k_four_warps(4096, 64, 300, 132, false));    // 256
+  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 132, false));   // 784
+  EXPECT_FALSE(split_k_four_warps(1200, 1200, 400, 132, false)); // 722
+  EXPECT_FALSE(split_k_four_warps(2100, 2100, 300, 132, false)); // 1089
+  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 66, false));    // on half the SMs
+  EXPECT_TRUE(split_k_four_warps(896, 896, 896, 132, true));     // 784 blocks, an operand transposed
+  EXPECT_TRUE(split_k_four_warps(1200, 1200, 400, 132, true));   // 722
+  EXPECT_FALSE(split_k_four_warps(1152, 1152, 1152, 132, true)); // 1296
 }
 
 TEST(Heuristic, SmallOutputsSplitK) {

@@ -12,7 +12,7 @@ template cudaError_t launch_pipelined<Pipelined64x64Warps4, true, Schedule::kSpl
 cudaError_t launch_pipelined_splitk_64x64(const SgemmArgs& args, cudaStream_t stream) {
   int sms = 0;
   if (cudaError_t err = current_sms(sms); err != cudaSuccess) return err;
-  if (split_k_four_warps(args.m, args.n, args.k, sms)) {
+  if (split_k_four_warps(args.m, args.n, args.k, sms, args.opA == Op::N || args.opB == Op::T)) {
     return launch_pipelined<Pipelined64x64Warps4, true, Schedule::kSplitK>(args, stream);
   }
   return launch_pipelined<Pipelined64x64, true, Schedule::kSplitK>(args, stream);

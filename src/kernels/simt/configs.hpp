@@ -108,15 +108,21 @@ using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane,
 //   * aligned, where the 2-warp blocks would number at most
 //     kFourWarpSplitMostBlocks an SM (pipelined_splitk's launcher): there the
 //     4-warp kernel, with its own split count (fill_blocks: 4 blocks) and
-//     copy rule (register_path), won every shape measured (auto, us, NN): 256^3 12.7 -> 10.6 (TN 83.5 -> 99.5% of cuBLAS), 512^3 17.1 ->
-//     16.0, 704^3 30.1 -> 26.8, 832^3 38.8 -> 37.2, 300x300x5000 40.2 ->
-//     34.1, 2048x128x2048 42.1 -> 35.9, 4096x64x300 by name 18.3 -> 16.7;
-//     with more blocks it lost TN (896^3, 784 blocks: 41.5 -> 44.7; 1152^3
-//     79.0 -> 85.7) and kept the 2-warp kernel.
+//     copy rule (register_path), won every shape measured (auto, us, NN):
+//     256^3 12.7 -> 10.6 (TN 83.5 -> 99.5% of cuBLAS), 512^3 17.1 -> 16.0,
+//     704^3 30.1 -> 26.8, 832^3 38.8 -> 37.2, 300x300x5000 40.2 -> 34.1,
+//     2048x128x2048 42.1 -> 35.9, 4096x64x300 by name 18.3 -> 16.7. With
+//     more blocks it lost TN (896^3, 784 blocks: 41.5 -> 44.7; 1152^3 79.0
+//     -> 85.7), but where an operand goes through registers (NN, NT, TT) it
+//     won up to kFourWarpSplitMostBlocksTransposing an SM: nine shapes of
+//     720-784 blocks, none slower (768x768x400 NN 28.2 -> 24.9, 896^3 NT
+//     53.8 -> 49.0, 1200x1200x400 NT 51.1 -> 45.1, 3072x256x768 NT 57.1 ->
+//     45.0); 1152^3 (1296 blocks) keeps 2 warps.
 // The tile kernels keep 2 warps: 4 lost at 3071^3 and 4095^3 for any
 // alignment (NN 3169 -> 3287) and were mixed below.
 using Pipelined64x64Warps4 = WarptileConfig<64, 64, 16, 32, 32, 4>;  // 8x4 per lane, 128 threads
 constexpr int kFourWarpSplitMostBlocks = 4;
+constexpr int kFourWarpSplitMostBlocksTransposing = 6;
 // The unaligned 128x128 kernel (element-wise global loads) runs on 4 warps
 // with 16x8 per lane: +17% at 4096^3 over 8 warps of 8x8 on the H100 (+9% at
 // 3072^3, -1% at 5120^3). The aligned one keeps 8x8, which the 4-warp shape
@@ -312,11 +318,14 @@ int64_t split_k_depth(int64_t tiles, int64_t k, int sms) {
 
 // Whether aligned split-k on 64x64 tiles (pipelined_splitk) runs blocks of 4
 // warps (Pipelined64x64Warps4): where the 2-warp kernel (Pipelined64x64)
-// would launch at most kFourWarpSplitMostBlocks blocks an SM.
-inline bool split_k_four_warps(int64_t m, int64_t n, int64_t k, int sms) {
+// would launch at most kFourWarpSplitMostBlocks blocks an SM, or
+// kFourWarpSplitMostBlocksTransposing where an operand is transposed on its
+// way in (`transposing`: A with op N or B with op T).
+inline bool split_k_four_warps(int64_t m, int64_t n, int64_t k, int sms, bool transposing) {
   using Cfg = Pipelined64x64;
   const int64_t tiles = ((m + Cfg::kBM - 1) / Cfg::kBM) * ((n + Cfg::kBN - 1) / Cfg::kBN);
   const int64_t depth = split_k_depth<Cfg, true>(tiles, k, sms);
-  return tiles * ((k + depth - 1) / depth) <= int64_t(kFourWarpSplitMostBlocks) * sms;
+  const int most = transposing ? kFourWarpSplitMostBlocksTransposing : kFourWarpSplitMostBlocks;
+  return tiles * ((k + depth - 1) / depth) <= int64_t(most) * sms;
 }
 }  // namespace tessel::impl
