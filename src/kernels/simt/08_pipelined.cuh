@@ -38,7 +38,7 @@
 // with the widest accesses their addresses allow; split-k parts that would
 // add into an unaligned C go to a workspace instead (launch_pipelined).
 // On an H100, 127x4097x1000 went from 68% to 89% of cuBLAS (docs/ladder.md);
-// the split-k kernel's blocks of 4 warps (configs.hpp) took it to 94% (TT).
+// the split-k kernel's blocks of 4 warps (configs.hpp) took TT to 93-94%.
 //
 // A with op N costs the most to read (loads into registers, transposing
 // stores), and B with op T likewise. Where that costs more than a copy (a
