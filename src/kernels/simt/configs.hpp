@@ -92,6 +92,8 @@ using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
 // variants), +12% at 3072^3, -8% at 2048^3 (where auto takes 128x256).
+// (4 warps of 8x4 with 16-deep slices serve split-k where its blocks are
+// few: Pipelined64x64Warps4 below.)
 using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;  // 16x4 per lane, 64 threads: small outputs
 // Split-k's 64x64 tiles run on 4 warps of 8x4 per lane where that pays (113
 // registers: 4 blocks, 16 warps an SM; the 2-warp blocks' 167-199 allow at
