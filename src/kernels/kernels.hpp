@@ -42,7 +42,7 @@ template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 // Aligned split-k on 64x64 tiles (pipelined_splitk): blocks of 2 warps, or
 // of 4 where the 2-warp blocks would be few on each SM (configs.hpp,
-// kFourWarpSplitMostBlocks).
+// split_k_four_warps).
 cudaError_t launch_pipelined_splitk_64x64(const SgemmArgs& args, cudaStream_t stream);
 
 // Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision.
