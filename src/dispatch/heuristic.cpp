@@ -41,7 +41,7 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
     // Step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block.
     const int slots = sms * e.blocks_per_sm;
     int64_t busiest = 0;
-    const impl::StreamKPlan plan = impl::plan_step08_stream_k(tiles, k, e.k_slice, slots, &busiest);
+    const impl::StreamKPlan plan = impl::plan_step08_stream_k(tiles, k, e.k_slice, slots, &busiest, e.stream_k_cost);
     if (plan.sharing > 0) {  // the blocks its launcher starts
       est.blocks = plan.whole > 0 ? slots : plan.sharing;
       est.fills = est.blocks >= int64_t(0.9 * slots);

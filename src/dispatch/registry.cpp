@@ -47,6 +47,16 @@ KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0)
   return e;
 }
 
+// Step 08's 128x256 stream-K fed by TMA: sm_90a code, compute capability 9.0 only.
+KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
+  using namespace impl;
+  KernelEntry e =
+      pipelined<Pipelined128x256, true, Schedule::kStreamK, launch_pipelined_tma_streamk>(name, summary, speed);
+  e.info.min_compute_capability = e.info.max_compute_capability = 90;
+  e.stream_k_cost = kSimtTmaStreamK;
+  return e;
+}
+
 // The precisions a tensor-core kernel for inputs `ab` takes: C in the input type or FP32 (tf32: FP32).
 std::vector<Precision> tensor_precisions(DType ab) {
   if (ab == DType::kF32) return {{DType::kF32, DType::kF32, Compute::kTF32}};
@@ -123,6 +133,9 @@ const std::vector<KernelEntry>& registry() {
           "step 08, 128x256 tiles: the full waves whole, the remaining tiles' k-slices shared evenly (stream-K)"),
       pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(
           "pipelined_any_128x128_splitk", "step 08 for any alignment, 128x128 tiles, k split across blocks", 0.84),
+      pipelined_tma("pipelined_128x256_streamk_tma",
+                    "step 08 on Hopper: 128x256 tiles, k-slices by TMA, the last waves' k-slices shared (stream-K)",
+                    0.985),
       wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),
       wmma<true>("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
       wmma<true>("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "kernels/simt/configs.hpp"  // kSimtStreamK
 
 namespace tessel {
 
@@ -26,6 +27,8 @@ struct KernelEntry {
   bool stream_k = false;
   int k_slice = 1;
   int fill_blocks = 1;  // blocks an SM needs to run at full speed (impl::fill_blocks)
+  // A step-08 stream-K kernel's plan costs (the dispatcher plans as its launcher does).
+  impl::StreamKCost stream_k_cost = impl::kSimtStreamK;
 };
 
 // In ladder order.

@@ -44,6 +44,10 @@ cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream);
 // of 4 where the 2-warp blocks would be few on each SM (configs.hpp,
 // split_k_four_warps).
 cudaError_t launch_pipelined_splitk_64x64(const SgemmArgs& args, cudaStream_t stream);
+// Step 08's 128x256 configuration on Hopper (sm_90a; kernels/hopper/08_pipelined_tma.cu):
+// k-slices fed by TMA, the last waves' tiles shared out by k-slices where
+// kSimtTmaStreamK's plan says that pays (pipelined_128x256_streamk_tma).
+cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t stream);
 
 // Step 09 (09_wmma.cu): WMMA fragments; f16, bf16 and tf32 by args.precision.
 // Aligned: cp.async copies (A, B 16-byte aligned); else element-wise, no alignment needs.

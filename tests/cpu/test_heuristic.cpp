@@ -1,5 +1,7 @@
 // Auto-dispatch's built-in choice among step 08's configurations, on a
-// 132-SM GPU (H100/H200 SXM), for the shapes the FP32 bar names.
+// 132-SM GPU (H100/H200 SXM, compute capability 9.0, where the TMA-fed
+// stream-K kernel runs; cc 8.0: the choice without it), for the shapes the
+// FP32 bar names.
 #include <gtest/gtest.h>
 
 #include "dispatch/heuristic.hpp"
@@ -8,17 +10,17 @@
 
 namespace {
 
-std::string pick(int64_t m, int64_t n, int64_t k, bool aligned, int sms = 132) {
+std::string pick(int64_t m, int64_t n, int64_t k, bool aligned, int sms = 132, int cc = 90) {
   std::vector<const tessel::KernelEntry*> candidates;
   for (const auto& e : tessel::registry()) {
-    if (e.info.ladder_step == 8 && (aligned || e.info.alignment == 1)) candidates.push_back(&e);
+    if (e.info.ladder_step == 8 && (aligned || e.info.alignment == 1) && e.info.runs_on(cc)) candidates.push_back(&e);
   }
   const tessel::KernelEntry* e = tessel::pick_by_blocks(candidates, m, n, k, sms);
   return e ? e->info.name : "none";
 }
 
 TEST(Heuristic, LargeOutputsTakeTheLargestTile) {
-  EXPECT_EQ(pick(4096, 4096, 4096, true), "pipelined_128x256");
+  EXPECT_EQ(pick(4096, 4096, 4096, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(2048, 2048, 2048, true), "pipelined_128x256");  // 128 blocks >= 0.9 x 132
   EXPECT_EQ(pick(8192, 1024, 8192, true), "pipelined_128x256");
   EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");      // unaligned: element-wise variants only
@@ -45,9 +47,9 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // the call (it lost to whole tiles on the H100: 9096 against 9003 us,
   // 21339 against 21229), and stream-K would save under 3% by its estimate
   // (even on the H100). 7168^3: 12 rounds (11.9), nothing to gain.
-  EXPECT_EQ(pick(6144, 6144, 6144, true), "pipelined_128x256");
+  EXPECT_EQ(pick(6144, 6144, 6144, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(7168, 7168, 7168, true), "pipelined_128x256");
-  EXPECT_EQ(pick(8192, 8192, 8192, true), "pipelined_128x256");
+  EXPECT_EQ(pick(8192, 8192, 8192, true, 132, 80), "pipelined_128x256");
   // Without stream-K (any alignment) split-k stays a choice there.
   EXPECT_EQ(pick(8192, 8192, 8192, false), "pipelined_any_128x128_splitk");
 }
@@ -110,7 +112,31 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   // 1536^3 (72 tiles of 128x256): stream-K, each block a run of 53 slices
   // (H100 NN, twenty-second session: 171 us, against 184 for 128x256 tiles cut
   // seven ways and 183 for 64x64 ones).
-  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_streamk");
+  EXPECT_EQ(pick(1536, 1536, 1536, true, 132, 80), "pipelined_128x256_streamk");
+}
+
+// On Hopper, stream-K on the TMA-fed loop (pipelined_128x256_streamk_tma)
+// shares the last waves where step 08's stream-K would not: its runs are 5%
+// slower a slice than whole tiles, not 10% (H100, twenty-fifth session).
+// It is taken where its estimate beats the others' by 1.5% (its entry's
+// speed, 0.985): 1100x4100x1000, 1.1% ahead of 64x64 split-k by the
+// estimate, ran 6% slower with it.
+TEST(Heuristic, HopperStreamKOnTheTmaLoop) {
+  using tessel::impl::kSimtTmaStreamK;
+  using tessel::impl::plan_stream_k;
+  // 4096^3: 3 waves whole, then 116 tiles' 256 slices in runs of 225 (H100,
+  // auto: NN 2711 -> 2681-2688 us, TN 2659 -> 2634-2661); 4096x4096x1024: not
+  // shared.
+  EXPECT_GT(plan_stream_k(16 * 32, 256, 132, nullptr, kSimtTmaStreamK).sharing, 0);
+  EXPECT_EQ(plan_stream_k(16 * 32, 64, 132, nullptr, kSimtTmaStreamK).sharing, 0);
+  EXPECT_EQ(pick(4096, 4096, 4096, true), "pipelined_128x256_streamk_tma");
+  EXPECT_EQ(pick(6144, 6144, 6144, true), "pipelined_128x256_streamk_tma");  // 9019 -> 8912 us NN
+  EXPECT_EQ(pick(8192, 8192, 8192, true), "pipelined_128x256_streamk_tma");  // 21239 -> 20963
+  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_streamk_tma");  // 182 -> 168 (step 08's stream-K)
+  EXPECT_EQ(pick(2688, 2688, 2688, true), "pipelined_128x256_streamk_tma");  // 867 -> 823 (128x256 split-k)
+  EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256");
+  EXPECT_EQ(pick(1100, 4100, 1000, true), "pipelined_splitk");
+  EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");  // TMA needs 16-byte aligned rows
 }
 
 // pipelined_splitk runs blocks of 4 warps where the 2-warp kernel would
@@ -143,7 +169,7 @@ TEST(Heuristic, SmallOutputsSplitK) {
 TEST(Heuristic, SplitKOnlyWhereItPays) {
   EXPECT_EQ(pick(2048, 2048, 1024, true), "pipelined_128x256");  // one whole wave already
   EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256");
-  EXPECT_EQ(pick(4096, 4096, 4096, true), "pipelined_128x256");  // 3.9 waves: cut in two, 7.8 of twice as many
+  EXPECT_EQ(pick(4096, 4096, 4096, true, 132, 80), "pipelined_128x256");  // 3.9 waves: cut in two, 7.8 of twice as many
 }
 
 TEST(Heuristic, SmallOutputsWithShallowKTakeTheMostBlocks) {

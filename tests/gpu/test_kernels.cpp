@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "dispatch/registry.hpp"
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
 #include "kernels/simt/configs.hpp"
@@ -238,15 +239,18 @@ INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
                          ::testing::Values("wgmma_streamk_f16@f16", "wgmma_streamk_bf16@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
-// Step 08's stream-K shares k-slices where its plan says that pays, which
-// the general shapes above are too small for: shapes where it does (a few
-// tiles over deep k, each cut across many blocks; a whole wave for the
+// Step 08's stream-K kernels share k-slices where their plans say that pays,
+// which the general shapes above are too small for: shapes where they do (a
+// few tiles over deep k, each cut across many blocks; a whole wave for the
 // tile kernel, then the remainder shared; k not in whole slices), every op
-// pair, both settings.
-class Step08StreamKTest : public GpuTest {};
+// pair, both settings. Parameter: the kernel (its plan's costs: registry).
+class Step08StreamKTest : public GpuTestWithParam<std::string> {};
 
-TEST_F(Step08StreamKTest, SharedTilesAddUp) {
-  const std::string kernel = "pipelined_128x256_streamk";
+TEST_P(Step08StreamKTest, SharedTilesAddUp) {
+  const std::string kernel = GetParam();
+  SKIP_IF_NOT_FOR_THIS_GPU(kernel);
+  const tessel::KernelEntry* entry = tessel::find_entry(kernel);
+  ASSERT_NE(entry, nullptr) << kernel;
   const int sms = tessel::harness::query_gpu().sm_count;
   Cublas cublas;
   uint64_t seed = 80;
@@ -254,8 +258,8 @@ TEST_F(Step08StreamKTest, SharedTilesAddUp) {
   for (const Shape& shape : {Shape{300, 1000, 3000}, Shape{1100, 4100, 1000}, Shape{127, 1001, 4097}}) {
     using Cfg = tessel::impl::Pipelined128x256;
     const int64_t tiles = (shape.m + Cfg::kBM - 1) / Cfg::kBM * ((shape.n + Cfg::kBN - 1) / Cfg::kBN);
-    const tessel::impl::StreamKPlan plan =
-        tessel::impl::plan_step08_stream_k(tiles, shape.k, Cfg::kBK, sms * Cfg::kMinBlocks);
+    const tessel::impl::StreamKPlan plan = tessel::impl::plan_step08_stream_k(
+        tiles, shape.k, Cfg::kBK, sms * Cfg::kMinBlocks, nullptr, entry->stream_k_cost);
     EXPECT_GT(plan.sharing, 0) << to_string(shape) << " is not shared";
     whole_tiles = whole_tiles || plan.whole > 0;
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
@@ -270,6 +274,10 @@ TEST_F(Step08StreamKTest, SharedTilesAddUp) {
   }
   EXPECT_TRUE(whole_tiles) << "no shape ran the tile kernel's whole waves before the runs";
 }
+
+INSTANTIATE_TEST_SUITE_P(Step08, Step08StreamKTest,
+                         ::testing::Values("pipelined_128x256_streamk", "pipelined_128x256_streamk_tma"),
+                         [](const auto& info) { return safe(info.param); });
 
 // The stream-K workspace's flags are zero at every call, whatever the call
 // before left in its partial sums: a call with more slots than the last one

@@ -25,6 +25,12 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
 
 cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
                             int box_inner, int box_outer, bool tf32) {
+  return make_tensor_map_swizzled(map, base, dtype, inner, outer, ld, box_inner, box_outer, tf32,
+                                  CU_TENSOR_MAP_SWIZZLE_128B);
+}
+
+cudaError_t make_tensor_map_swizzled(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer,
+                                     int64_t ld, int box_inner, int box_outer, bool tf32, CUtensorMapSwizzle swizzle) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_function();
   if (encode == nullptr) return cudaErrorNotSupported;
   const size_t elem = size_of(dtype);
@@ -37,7 +43,7 @@ cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int
                                    : tf32                 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode(map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }

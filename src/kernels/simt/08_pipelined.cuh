@@ -20,7 +20,7 @@
 // 97% of cuBLAS). Blocks
 // are launched in a swizzled order (groups of 8 block-rows) so that the
 // blocks resident together share panels of A and B in L2. Where a thread's
-// tile is taller than wide, its FFMAs go column by column (kDownColumns).
+// tile is taller than wide, its FFMAs go column by column (multiply_fragments).
 // Where both operands go by cp.async, the next slice's copy is issued
 // part-way through the slice (configs.hpp, CopyAtStep), not at its top,
 // where every warp's first fragment loads come right after the barrier:
@@ -108,17 +108,51 @@ __device__ __forceinline__ void lane_origin(int& row0, int& col0) {
   col0 = warp % Cfg::kWarpsN * Cfg::kWN + lane % Cfg::kLanesN * 4;
 }
 
+// This thread's fragments of k-step kk from a stage's k-major tiles (rows of
+// RowA and RowB floats): its TM values of op(A) and TN of op(B).
+template <class Cfg, int RowA, int RowB>
+__device__ __forceinline__ void read_fragments(float (&fa)[Cfg::kTM], float (&fb)[Cfg::kTN], const float (*As)[RowA],
+                                               const float (*Bs)[RowB], int kk, int row0, int col0) {
+  constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+#pragma unroll
+  for (int f = 0; f < Cfg::kFragsM; ++f) device::lds4(&fa[4 * f], &As[kk][row0 + f * kRowStep]);
+#pragma unroll
+  for (int g = 0; g < Cfg::kFragsN; ++g) device::lds4(&fb[4 * g], &Bs[kk][col0 + g * kColStep]);
+}
+
+// One k-step's FFMAs: acc += fa fb^T.
+// The order of a step's FFMAs decides where ptxas puts the next step's
+// fragment loads (it schedules the whole unrolled slice itself, whatever
+// the order of the source). Row by row (r outer) with 16 x 8 per thread, it
+// bunches them: six LDS.128 in a row just before the FFMAs that need them,
+// the warp stalled 4 cycles after each. Column by column, down one column
+// and up the next, it spreads them among the FFMAs. On the H100 at 4096^3
+// that made 128 x 256 (16 x 8 per thread) 2.8% (NN) to 7.8% (TN) faster
+// and 64 x 64 (8 x 4) 1.6%; 128 x 128 (8 x 8) lost 2% and keeps rows.
+// UpFirst: the serpentine starts up its first column instead of down.
+template <class Cfg, bool UpFirst>
+__device__ __forceinline__ void multiply_fragments(float (&acc)[Cfg::kTM][Cfg::kTN], const float (&fa)[Cfg::kTM],
+                                                   const float (&fb)[Cfg::kTN]) {
+  constexpr int TM = Cfg::kTM, TN = Cfg::kTN;
+  constexpr bool kDownColumns = TM > TN;
+#pragma unroll
+  for (int u = 0; u < TM * TN; ++u) {
+    const bool up = (u / TM % 2 == 1) != UpFirst;
+    const int r = kDownColumns ? (up ? TM - 1 - u % TM : u % TM) : u / TN;
+    const int c = kDownColumns ? u / TM : u % TN;
+    acc[r][c] += fa[r] * fb[c];
+  }
+}
+
 // acc = this thread's share of the BM x BN tile of op(A) op(B) at (i0, j0),
 // summed over k-indices [k_begin, k_end): the pipelined k-loop. Ends with
 // the block past a barrier, its shared memory free for the next call.
-// AlignedA, AlignedB: the loaders above. UpFirst: the FFMAs' serpentine
-// (kDownColumns) starts up its first column instead of down.
+// AlignedA, AlignedB: the loaders above. UpFirst: as multiply_fragments.
 template <class Cfg, bool AlignedA, bool AlignedB, bool TransA, bool TransB, bool UpFirst = false>
 __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem, int64_t i0, int64_t j0,
                                                 int64_t k_begin, int64_t k_end, float (&acc)[Cfg::kTM][Cfg::kTN]) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, BK = Cfg::kBK, Pad = Cfg::kPad;
-  constexpr int TM = Cfg::kTM, TN = Cfg::kTN, FM = Cfg::kFragsM, FN = Cfg::kFragsN;
-  constexpr int kRowStep = 4 * Cfg::kLanesM, kColStep = 4 * Cfg::kLanesN;
+  constexpr int TM = Cfg::kTM, TN = Cfg::kTN;
   constexpr bool kTransposeA = !TransA, kTransposeB = TransB;  // the operands that are KContig
   constexpr bool kAsyncA = !kTransposeA, kAsyncB = !kTransposeB;  // copied by cp.async
   // Two stages of both tiles, in dynamic shared memory (large tiles pass the 48 KB static limit).
@@ -155,22 +189,7 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   // Fragments in registers are double-buffered too: step kk+1's are read
   // from shared memory while step kk's FMAs run.
   float fa[2][TM], fb[2][TN];
-  auto read_fragments = [&](int s, int kk, int buf) {
-#pragma unroll
-    for (int f = 0; f < FM; ++f) device::lds4(&fa[buf][4 * f], &As[s][kk][row0 + f * kRowStep]);
-#pragma unroll
-    for (int g = 0; g < FN; ++g) device::lds4(&fb[buf][4 * g], &Bs[s][kk][col0 + g * kColStep]);
-  };
-
-  // The order of a step's FFMAs decides where ptxas puts the next step's
-  // fragment loads (it schedules the whole unrolled slice itself, whatever
-  // the order of the source). Row by row (r outer) with 16 x 8 per thread, it
-  // bunches them: six LDS.128 in a row just before the FFMAs that need them,
-  // the warp stalled 4 cycles after each. Column by column, down one column
-  // and up the next, it spreads them among the FFMAs. On the H100 at 4096^3
-  // that made 128 x 256 (16 x 8 per thread) 2.8% (NN) to 7.8% (TN) faster
-  // and 64 x 64 (8 x 4) 1.6%; 128 x 128 (8 x 8) lost 2% and keeps rows.
-  constexpr bool kDownColumns = TM > TN;
+  auto read = [&](int s, int kk, int buf) { read_fragments<Cfg>(fa[buf], fb[buf], As[s], Bs[s], kk, row0, col0); };
   // k-steps per iteration of the slice's loop: all of them, except where an
   // operand goes through registers and the configuration asks for fewer
   // (Cfg::kStepsPerIterationTransposing; configs.hpp says why).
@@ -185,20 +204,11 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
   for (int r = 0; r < TM; ++r)
 #pragma unroll
     for (int c = 0; c < TN; ++c) acc[r][c] = 0.0f;
-  // One k-step's FFMAs on the fragments in buffer `buf`.
-  auto multiply = [&](int buf) {
-#pragma unroll
-    for (int u = 0; u < TM * TN; ++u) {
-      const bool up = (u / TM % 2 == 1) != UpFirst;
-      const int r = kDownColumns ? (up ? TM - 1 - u % TM : u % TM) : u / TN;
-      const int c = kDownColumns ? u / TM : u % TN;
-      acc[r][c] += fa[buf][r] * fb[buf][c];
-    }
-  };
+  auto multiply = [&](int buf) { multiply_fragments<Cfg, UpFirst>(acc, fa[buf], fb[buf]); };
   fetch(0, k_begin);
   land(0);
   __syncthreads();
-  read_fragments(0, 0, 0);
+  read(0, 0, 0);
   int s = 0;
   for (int64_t k0 = k_begin; k0 < k_end; k0 += BK) {
     const bool more = k0 + BK < k_end;
@@ -208,7 +218,7 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
     for (int kb = 0; kb < BK - kUnroll; kb += kUnroll) {
 #pragma unroll
       for (int h = 0; h < kUnroll; ++h) {
-        read_fragments(s, kb + h + 1, (h + 1) % 2);
+        read(s, kb + h + 1, (h + 1) % 2);
         multiply(h % 2);
       }
     }
@@ -216,7 +226,7 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
     for (int h = 0; h < kUnroll; ++h) {  // the slice's last kUnroll steps
       if (kCopyAt > 0 && h == kCopyAt && more) fetch(s ^ 1, k0 + BK);
       if (h + 1 < kUnroll) {
-        read_fragments(s, BK - kUnroll + h + 1, (h + 1) % 2);
+        read(s, BK - kUnroll + h + 1, (h + 1) % 2);
       } else if (more) {
         // The last step's fragments are in registers: the next slice can
         // land and the block meet at the barrier now, and that slice's first
@@ -224,7 +234,7 @@ __device__ __forceinline__ void accumulate_tile(const SgemmArgs& p, float4* smem
         // (as in cuBLAS's SGEMM kernels).
         land(s ^ 1);
         __syncthreads();
-        read_fragments(s ^ 1, 0, 0);
+        read(s ^ 1, 0, 0);
       }
       multiply(h % 2);
     }

@@ -182,10 +182,19 @@ constexpr int64_t kMinPartsOutput = 32768;
 // 1204 -> 1168, 3328^3 1524 -> 1481, 4352^3 3318 (split-k) -> 3233, 5120^3
 // 5429 -> 5222, 6912^3 12991 -> 12718.
 constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
+// The same on Hopper's TMA-fed loop (pipelined_128x256_streamk_tma, 209
+// registers where step 08's stream-K kernel needs 254): at 4096^3 TN (H100,
+// ncu) the 396 whole tiles took 1.99 ms (2.59 us a slice) and the shared
+// runs, 225 slices a block plus hand-overs, 617 us: 5% longer a slice with
+// one slice per piece. Timed, sharing came out about 0.7% short of that
+// estimate (the second launch's start), hence the 1.5% asked: 4096^3 shares
+// (estimated 1.7%, measured 1%), 4096x4096x1024 does not (0.5%).
+constexpr StreamKCost kSimtTmaStreamK{1, 0.015, 16, 0.05, 0};
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
-inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr) {
-  return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, kSimtStreamK);
+inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr,
+                                       const StreamKCost& cost = kSimtStreamK) {
+  return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, cost);
 }
 
 // Step 08 reads A with op N (and B with op T) through registers, transposing

@@ -1,0 +1,244 @@
+// Ladder step 08 on Hopper: the 128 x 256 FP32 kernel with its k-slices
+// brought in by TMA, and stream-K on that loop (pipelined_128x256_streamk_tma).
+//
+// Step 08 (08_pipelined.cuh) copies each k-slice with cp.async: every thread
+// computes the addresses of its six 16-byte chunks, issues them, and the
+// loaders keep pointers and strides in registers for the whole loop. Here
+// thread 0 asks the TMA unit for the slice, two boxes (128 x 16 of A, 256 x
+// 16 of B, out-of-bounds elements filled with zeros), and the block learns
+// that they arrived from an mbarrier. The loop keeps step 08's shape (two
+// stages, the next slice requested before k-step 9 of 16, the block barrier
+// before the slice's last k-step) and its FFMAs (read_fragments,
+// multiply_fragments): 2211 instructions a slice instead of 2353, 209
+// registers instead of 227.
+//
+// On an H100 the tile kernel runs no faster for it (4096^3: 2659 against
+// 2658 us; the loop was never short of issue slots for its loads). What the
+// freed registers buy is stream-K: step 08's stream-K kernel runs its
+// shared k-slices at up to 254 registers, 4-8% slower a slice than the tile
+// kernel, so sharing the last wave's tiles did not pay at 4096^3 (512 tiles
+// on 132 SMs: 3.9 waves). On this loop the shared runs are nearly as fast
+// as whole tiles, and sharing pays: 4096^3 TN 2660 -> 2634 us, 8192^3 NN
+// 21238 -> 20945, 3072^3 1168 (step 08's stream-K) -> 1155
+// (bench/results/2026-11-25-h100-fp32-tma-probe).
+//
+// The loop is compiled for A with op T and B with op N, the operands whose
+// stored rows run along the tile (TMA cannot transpose); A with op N and B
+// with op T are first copied transposed (flip_operands), as step 08's
+// stream-K always does.
+#include "device/sm90.cuh"
+#include "kernels/hopper/tensor_map.hpp"
+#include "kernels/simt/08_pipelined.cuh"
+
+namespace tessel::impl {
+
+// Instantiated in 08_pipelined_128x256.cu: the fallback for sizes TMA cannot address.
+extern template cudaError_t launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(const SgemmArgs&,
+                                                                                           cudaStream_t);
+
+namespace {
+
+namespace sm90 = device::sm90;
+using Cfg = Pipelined128x256;
+constexpr int kStages = 2;
+constexpr size_t kTileBytes = sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN);  // one stage: A's and B's boxes
+constexpr size_t kSmem = kStages * (kTileBytes + sizeof(uint64_t));
+
+struct TmaMaps {
+  CUtensorMap a, b;  // A with op T (k rows of m), B with op N (k rows of n)
+};
+
+// Stage s's tiles: k-major, rows unpadded (TMA writes boxes densely; a
+// warp's fragment loads read 4 or 8 consecutive 16-byte chunks of one row,
+// free of bank conflicts either way), then the stages' mbarriers.
+using ATile = float[Cfg::kBK][Cfg::kBM];
+using BTile = float[Cfg::kBK][Cfg::kBN];
+struct Stages {
+  ATile* a;
+  BTile* b;
+  uint64_t* full;  // full[s]: stage s's slice has arrived
+  __device__ explicit Stages(float4* smem)
+      : a(reinterpret_cast<ATile*>(smem)),
+        b(reinterpret_cast<BTile*>(a + kStages)),
+        full(reinterpret_cast<uint64_t*>(b + kStages)) {}
+};
+
+__device__ __forceinline__ void init_stages(const TmaMaps& maps, const Stages& st) {
+  if (threadIdx.x == 0) {
+    sm90::prefetch_tensor_map(&maps.a);
+    sm90::prefetch_tensor_map(&maps.b);
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) sm90::bar_init(&st.full[s], 1);
+    sm90::bar_init_fence();
+  }
+  __syncthreads();
+}
+
+// acc = this thread's share of k-slices [s_begin, s_end) of the tile at (i0,
+// j0). *loaded: the slices this block has loaded so far (the n-th goes to
+// stage n % 2 and completes phase n / 2 of its barrier); advanced here. Ends
+// with the block past a barrier, the stages free.
+__device__ __forceinline__ void accumulate_slices(const TmaMaps& maps, const Stages& st, int i0, int j0, int s_begin,
+                                                  int s_end, uint32_t* loaded, float (&acc)[Cfg::kTM][Cfg::kTN]) {
+  constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN;
+  const uint32_t n0 = *loaded - uint32_t(s_begin);  // slice s is this block's n0 + s-th
+  auto stage = [&](int s) { return int((n0 + uint32_t(s)) % kStages); };
+  auto fetch = [&](int s) {  // thread 0 asks for slice s
+    if (threadIdx.x == 0) {
+      uint64_t* full = &st.full[stage(s)];
+      sm90::bar_expect_bytes(full, uint32_t(kTileBytes));
+      sm90::tma_load(st.a[stage(s)], &maps.a, full, i0, s * BK);
+      sm90::tma_load(st.b[stage(s)], &maps.b, full, j0, s * BK);
+    }
+  };
+  auto land = [&](int s) { sm90::bar_wait(&st.full[stage(s)], ((n0 + uint32_t(s)) / kStages) & 1); };
+
+  int row0, col0;
+  lane_origin<Cfg>(row0, col0);
+  float fa[2][TM], fb[2][TN];
+  auto read = [&](int s, int kk, int buf) {
+    read_fragments<Cfg>(fa[buf], fb[buf], st.a[stage(s)], st.b[stage(s)], kk, row0, col0);
+  };
+#pragma unroll
+  for (int r = 0; r < TM; ++r)
+#pragma unroll
+    for (int c = 0; c < TN; ++c) acc[r][c] = 0.0f;
+  fetch(s_begin);
+  land(s_begin);
+  read(s_begin, 0, 0);
+  for (int s = s_begin; s < s_end; ++s) {
+    const bool more = s + 1 < s_end;
+#pragma unroll
+    for (int h = 0; h < BK; ++h) {
+      if (h == Cfg::kCopyAtStep && more) fetch(s + 1);  // into the stage read before the last barrier
+      if (h + 1 < BK) {
+        read(s, h + 1, (h + 1) % 2);
+      } else if (more) {  // as step 08: meet at the barrier before the last step's FFMAs
+        land(s + 1);
+        __syncthreads();
+        read(s + 1, 0, 0);
+      }
+      multiply_fragments<Cfg, false>(acc, fa[h % 2], fb[h % 2]);
+    }
+  }
+  *loaded = n0 + uint32_t(s_end);
+  __syncthreads();  // every warp is done with the last slice's stage
+}
+
+// One block per tile; Linear: the first gridDim.x tiles of the grouped order
+// (stream-K's whole waves), else a 2D grid's swizzled order.
+template <bool Linear>
+__global__ void __launch_bounds__(Cfg::kThreads, 1) tma_tile_kernel(const __grid_constant__ TmaMaps maps, SgemmArgs p) {
+  extern __shared__ __align__(128) float4 smem[];
+  int bm, bn;
+  if constexpr (Linear) {
+    device::grouped_tile<kSwizzleGroup>(blockIdx.x, int(device::ceil_div(p.m, Cfg::kBM)),
+                                        int(device::ceil_div(p.n, Cfg::kBN)), bm, bn);
+  } else {
+    device::swizzled_block<kSwizzleGroup>(bm, bn);
+  }
+  const Stages st(smem);
+  init_stages(maps, st);
+  const int i0 = bm * Cfg::kBM, j0 = bn * Cfg::kBN;
+  uint32_t loaded = 0;
+  float acc[Cfg::kTM][Cfg::kTN];
+  accumulate_slices(maps, st, i0, j0, 0, int(device::ceil_div(p.k, Cfg::kBK)), &loaded, acc);
+  store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
+}
+
+// Stream-K's shared runs: step 08's pipelined_stream_k_kernel on this loop
+// (the plan, the hand-over of partial sums and the order of the walk are
+// the same; its FFMAs go in the tile kernel's order, which here measured
+// 0.2-0.6% faster than step 08's runs' other serpentine).
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    tma_stream_k_kernel(const __grid_constant__ TmaMaps maps, SgemmArgs p, StreamKWork sk) {
+  constexpr int TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
+  extern __shared__ __align__(128) float4 smem[];
+  const Stages st(smem);
+  init_stages(maps, st);
+  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
+  const int slices = int(device::ceil_div(p.k, Cfg::kBK));
+  const int block = blockIdx.x, t = threadIdx.x;
+  const int begin = sk.run_begin(block);
+  auto slot = [&](int b) { return reinterpret_cast<float4*>(sk.partials) + int64_t(b) * kVec4s * Cfg::kThreads; };
+  auto sync = [] { __syncthreads(); };
+  uint32_t loaded = 0;
+  for (int pos = sk.run_begin(block + 1); pos > begin;) {
+    // The next segment: slices [s0, s1) of tile `unit`.
+    const int unit_start = (pos - 1) / slices * slices, from = max(begin, unit_start);
+    const int unit = sk.whole + unit_start / slices, s0 = from - unit_start, s1 = pos - unit_start;
+    pos = from;
+    int bm, bn;
+    device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
+    const int i0 = bm * Cfg::kBM, j0 = bn * Cfg::kBN;
+    float acc[TM][TN];
+    accumulate_slices(maps, st, i0, j0, s0, s1, &loaded, acc);
+    if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
+      device::save_partial<Cfg::kThreads, kVec4s>(
+          slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
+      continue;
+    }
+    if (s0 > 0) {  // earlier blocks summed the first slices: add theirs
+      const int unit_start = (unit - sk.whole) * slices;
+      for (int b = block - 1;; --b) {
+        device::add_partial<Cfg::kThreads, kVec4s>(
+            slot(b), sk.flags + b, t, [&](int i, float4 v) { device::add4(acc, 4 * i / TN, 4 * i % TN, v); }, sync);
+        if (sk.run_begin(b) <= unit_start) break;
+      }
+    }
+    store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
+  }
+}
+
+template <class Kernel>
+cudaError_t allow_smem(Kernel kernel) {
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+}
+
+}  // namespace
+
+cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t stream) {
+  constexpr int64_t kTmaMax = int64_t(1) << 31;  // TMA coordinates are 32-bit
+  if (args.m >= kTmaMax || args.n >= kTmaMax || args.k >= kTmaMax) {
+    return launch_pipelined<Cfg, true, Schedule::kStreamK>(args, stream);
+  }
+  const bool copy_a = args.opA == Op::N, copy_b = args.opB == Op::T;
+  if (copy_a || copy_b) {
+    SgemmArgs t = args;
+    if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;
+    return launch_pipelined_tma_streamk(t, stream);
+  }
+  TmaMaps maps;
+  auto map = [&](CUtensorMap* m, const float* x, int64_t extent, int64_t ld, int box) {
+    return make_tensor_map_swizzled(m, x, DType::kF32, extent, args.k, ld, box, Cfg::kBK, false,
+                                    CU_TENSOR_MAP_SWIZZLE_NONE);
+  };
+  if (cudaError_t err = map(&maps.a, args.A, args.m, args.lda, Cfg::kBM); err != cudaSuccess) return err;
+  if (cudaError_t err = map(&maps.b, args.B, args.n, args.ldb, Cfg::kBN); err != cudaSuccess) return err;
+  int sms = 0;
+  if (cudaError_t err = current_sms(sms); err != cudaSuccess) return err;
+  const int64_t tiles_m = device::ceil_div(args.m, Cfg::kBM), tiles_n = device::ceil_div(args.n, Cfg::kBN);
+  StreamKWork sk;
+  static_cast<StreamKPlan&>(sk) =
+      plan_stream_k(tiles_m * tiles_n, device::ceil_div(args.k, Cfg::kBK), sms, nullptr, kSimtTmaStreamK);
+  if (sk.sharing == 0) {  // whole tiles only
+    if (tiles_m > device::kMaxGridY) return launch_pipelined<Cfg, true, Schedule::kStreamK>(args, stream);
+    auto kernel = tma_tile_kernel<false>;
+    if (cudaError_t err = allow_smem(kernel); err != cudaSuccess) return err;
+    kernel<<<dim3(unsigned(tiles_n), unsigned(tiles_m)), Cfg::kThreads, kSmem, stream>>>(maps, args);
+    return cudaGetLastError();
+  }
+  if (cudaError_t err = stream_k_workspace(stream, sms, Cfg::kBM * Cfg::kBN, &sk.flags, &sk.partials);
+      err != cudaSuccess) {
+    return err;
+  }
+  auto tiles_kernel = tma_tile_kernel<true>;
+  if (cudaError_t err = allow_smem(tiles_kernel); err != cudaSuccess) return err;
+  if (cudaError_t err = allow_smem(tma_stream_k_kernel); err != cudaSuccess) return err;
+  // Two launches, as step 08's stream-K: the whole waves' tiles, then the remainder's runs.
+  if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(maps, args);
+  tma_stream_k_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(maps, args, sk);
+  return cudaGetLastError();
+}
+
+}  // namespace tessel::impl
