@@ -46,7 +46,7 @@ std::string safe(std::string s) {
     if (ch == ':') ch = '_';
   }
   const size_t at = s.find('@');
-  return s.replace(at, 1, "_at_");
+  return at == std::string::npos ? s : s.replace(at, 1, "_at_");
 }
 
 // Squares of {1, 2, 7, 31, 33, 64, 127, 255, 257, 1000, 1024}, then crossings of them.
