@@ -146,48 +146,18 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tma_tile_kernel(const __grid
   store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
 }
 
-// Stream-K's shared runs: step 08's pipelined_stream_k_kernel on this loop
-// (the plan, the hand-over of partial sums and the order of the walk are
-// the same; its FFMAs go in the tile kernel's order, which here measured
-// 0.2-0.6% faster than step 08's runs' other serpentine).
+// Stream-K's shared runs: step 08's walk (walk_stream_k_run) on this loop;
+// its FFMAs go in the tile kernel's order, which here measured 0.2-0.6%
+// faster than the other serpentine that step 08's runs use.
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     tma_stream_k_kernel(const __grid_constant__ TmaMaps maps, SgemmArgs p, StreamKWork sk) {
-  constexpr int TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
   extern __shared__ __align__(128) float4 smem[];
   const Stages st(smem);
   init_stages(maps, st);
-  const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
-  const int slices = int(device::ceil_div(p.k, Cfg::kBK));
-  const int block = blockIdx.x, t = threadIdx.x;
-  const int begin = sk.run_begin(block);
-  auto slot = [&](int b) { return reinterpret_cast<float4*>(sk.partials) + int64_t(b) * kVec4s * Cfg::kThreads; };
-  auto sync = [] { __syncthreads(); };
   uint32_t loaded = 0;
-  for (int pos = sk.run_begin(block + 1); pos > begin;) {
-    // The next segment: slices [s0, s1) of tile `unit`.
-    const int unit_start = (pos - 1) / slices * slices, from = max(begin, unit_start);
-    const int unit = sk.whole + unit_start / slices, s0 = from - unit_start, s1 = pos - unit_start;
-    pos = from;
-    int bm, bn;
-    device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
-    const int i0 = bm * Cfg::kBM, j0 = bn * Cfg::kBN;
-    float acc[TM][TN];
-    accumulate_slices(maps, st, i0, j0, s0, s1, &loaded, acc);
-    if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
-      device::save_partial<Cfg::kThreads, kVec4s>(
-          slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
-      continue;
-    }
-    if (s0 > 0) {  // earlier blocks summed the first slices: add theirs
-      const int unit_start = (unit - sk.whole) * slices;
-      for (int b = block - 1;; --b) {
-        device::add_partial<Cfg::kThreads, kVec4s>(
-            slot(b), sk.flags + b, t, [&](int i, float4 v) { device::add4(acc, 4 * i / TN, 4 * i % TN, v); }, sync);
-        if (sk.run_begin(b) <= unit_start) break;
-      }
-    }
-    store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
-  }
+  walk_stream_k_run<Cfg>(p, sk, [&](int64_t i0, int64_t j0, int s0, int s1, float (&acc)[Cfg::kTM][Cfg::kTN]) {
+    accumulate_slices(maps, st, int(i0), int(j0), s0, s1, &loaded, acc);
+  });
 }
 
 template <class Kernel>

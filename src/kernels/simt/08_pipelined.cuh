@@ -304,11 +304,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // (UpFirst): of 19 source orders measured for the stream-K kernel's loops
 // (H100, 128x256, TN, twenty-first session), that one ran its shared runs
 // fastest.
-template <class Cfg, bool TransA, bool TransB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
+// A stream-K block's walk of its run (both step-08 stream-K kernels):
+// accumulate(i0, j0, s0, s1, acc) sums slices [s0, s1) of the tile at (i0,
+// j0) into acc for each segment, the walk hands the sums over or stores them.
+template <class Cfg, class Accumulate>
+__device__ __forceinline__ void walk_stream_k_run(const SgemmArgs& p, const StreamKWork& sk, Accumulate&& accumulate) {
   constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
-  extern __shared__ float4 smem[];
   const int tiles_m = int(device::ceil_div(p.m, Cfg::kBM)), tiles_n = int(device::ceil_div(p.n, Cfg::kBN));
   const int slices = int(device::ceil_div(p.k, BK));
   const int block = blockIdx.x, t = threadIdx.x;
@@ -324,8 +325,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     device::grouped_tile<kSwizzleGroup>(unit, tiles_m, tiles_n, bm, bn);
     const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
     float acc[TM][TN];
-    accumulate_tile<Cfg, true, true, TransA, TransB, true>(p, smem, i0, j0, int64_t(s0) * BK,
-                                                           min(p.k, int64_t(s1) * BK), acc);
+    accumulate(i0, j0, s0, s1, acc);
     if (s1 < slices) {  // the tile's last slices belong to a later block: hand these sums to it
       device::save_partial<Cfg::kThreads, kVec4s>(
           slot(block), sk.flags + block, t, [&](int i) { return device::get4(acc, 4 * i / TN, 4 * i % TN); }, sync);
@@ -341,6 +341,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     }
     store_tile<Cfg, true, KSplit::kNone>(p, i0, j0, acc);
   }
+}
+
+template <class Cfg, bool TransA, bool TransB>
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
+    pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
+  extern __shared__ float4 smem[];
+  walk_stream_k_run<Cfg>(p, sk, [&](int64_t i0, int64_t j0, int s0, int s1, float (&acc)[Cfg::kTM][Cfg::kTN]) {
+    accumulate_tile<Cfg, true, true, TransA, TransB, true>(p, smem, i0, j0, int64_t(s0) * Cfg::kBK,
+                                                           min(p.k, int64_t(s1) * Cfg::kBK), acc);
+  });
 }
 
 }  // namespace
