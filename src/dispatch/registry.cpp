@@ -47,7 +47,12 @@ KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0)
   return e;
 }
 
-// Step 08's 128x256 stream-K fed by TMA: sm_90a code, compute capability 9.0 only.
+// Step 08's 128x256 stream-K fed by TMA: sm_90a code, compute capability 9.0
+// only; its own plan costs (kSimtTmaStreamK). Its speed, 0.985 though its
+// loop runs at the tile kernel's: auto takes it only where its estimate leads
+// by 1.5% (H100: at 1100x4100x1000 a 1.1% lead over 64x64 split-k ran 6%
+// slower; every pick it takes at 0.985 measured 0.5-5% faster, docs/ladder.md).
+// Last of step 08, so that a tie keeps the cp.async kernels.
 KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   using namespace impl;
   KernelEntry e =
