@@ -20,7 +20,8 @@
 // on 132 SMs: 3.9 waves). On this loop the shared runs are nearly as fast
 // as whole tiles, and sharing pays: 4096^3 TN 2660 -> 2634 us, 8192^3 NN
 // 21238 -> 20945, 3072^3 1168 (step 08's stream-K) -> 1155
-// (bench/results/2026-11-25-h100-fp32-tma-probe).
+// (bench/results/2026-11-25-h100-fp32-tma). Auto takes it where its
+// estimate leads the others by 1.5% (registry.cpp).
 //
 // The loop is compiled for A with op T and B with op N, the operands whose
 // stored rows run along the tile (TMA cannot transpose); A with op N and B
