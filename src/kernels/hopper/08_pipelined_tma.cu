@@ -132,12 +132,7 @@ template <bool Linear>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) tma_tile_kernel(const __grid_constant__ TmaMaps maps, SgemmArgs p) {
   extern __shared__ __align__(128) float4 smem[];
   int bm, bn;
-  if constexpr (Linear) {
-    device::grouped_tile<kSwizzleGroup>(blockIdx.x, int(device::ceil_div(p.m, Cfg::kBM)),
-                                        int(device::ceil_div(p.n, Cfg::kBN)), bm, bn);
-  } else {
-    device::swizzled_block<kSwizzleGroup>(bm, bn);
-  }
+  block_tile<Cfg, Linear>(p, bm, bn);
   const Stages st(smem);
   init_stages(maps, st);
   const int i0 = bm * Cfg::kBM, j0 = bn * Cfg::kBN;

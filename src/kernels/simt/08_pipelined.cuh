@@ -266,6 +266,19 @@ __device__ __forceinline__ void store_tile(const SgemmArgs& p, int64_t i0, int64
     }
 }
 
+// This block's tile (row bm, column bn of tiles): with Linear the
+// blockIdx.x-th of the grouped order over all of C, else the 2D grid's
+// swizzled order.
+template <class Cfg, bool Linear>
+__device__ __forceinline__ void block_tile(const SgemmArgs& p, int& bm, int& bn) {
+  if constexpr (Linear) {
+    device::grouped_tile<kSwizzleGroup>(blockIdx.x, int(device::ceil_div(p.m, Cfg::kBM)),
+                                        int(device::ceil_div(p.n, Cfg::kBN)), bm, bn);
+  } else {
+    device::swizzled_block<kSwizzleGroup>(bm, bn);
+  }
+}
+
 // One block per tile (split-k: per tile and part of k). Split other than
 // kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
 // Linear: a grid of gridDim.x blocks takes the first gridDim.x tiles of the
@@ -277,12 +290,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   constexpr bool SplitK = Split != KSplit::kNone;
   extern __shared__ float4 smem[];
   int bm, bn;
-  if constexpr (Linear) {
-    device::grouped_tile<kSwizzleGroup>(blockIdx.x, int(device::ceil_div(p.m, Cfg::kBM)),
-                                        int(device::ceil_div(p.n, Cfg::kBN)), bm, bn);
-  } else {
-    device::swizzled_block<kSwizzleGroup>(bm, bn);
-  }
+  block_tile<Cfg, Linear>(p, bm, bn);
   const int64_t i0 = int64_t(bm) * Cfg::kBM, j0 = int64_t(bn) * Cfg::kBN;
   const int64_t k_begin = SplitK ? blockIdx.z * k_per_split : 0;
   const int64_t k_end = SplitK ? min(p.k, k_begin + k_per_split) : p.k;
