@@ -186,7 +186,7 @@ cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t str
   const int64_t tiles_m = device::ceil_div(args.m, Cfg::kBM), tiles_n = device::ceil_div(args.n, Cfg::kBN);
   StreamKWork sk;
   static_cast<StreamKPlan&>(sk) =
-      plan_stream_k(tiles_m * tiles_n, device::ceil_div(args.k, Cfg::kBK), sms, nullptr, kSimtTmaStreamK);
+      plan_step08_stream_k(tiles_m * tiles_n, args.k, Cfg::kBK, sms, nullptr, kSimtTmaStreamK);  // as the dispatcher
   if (sk.sharing == 0) {  // whole tiles only
     if (tiles_m > device::kMaxGridY) return launch_pipelined<Cfg, true, Schedule::kStreamK>(args, stream);
     auto kernel = tma_tile_kernel<false>;

@@ -308,13 +308,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 // before its tile does, and then its sums go to the block's slot in the
 // workspace for the block that owns the tile (the one holding the tile's
 // last slices), which takes that segment last and adds the earlier blocks'
-// sums before it stores the tile. Its FFMAs go in the other serpentine
-// (UpFirst): of 19 source orders measured for the stream-K kernel's loops
-// (H100, 128x256, TN, twenty-first session), that one ran its shared runs
-// fastest.
-// A stream-K block's walk of its run (both step-08 stream-K kernels):
-// accumulate(i0, j0, s0, s1, acc) sums slices [s0, s1) of the tile at (i0,
-// j0) into acc for each segment, the walk hands the sums over or stores them.
+// sums before it stores the tile. walk_stream_k_run is that walk (both
+// step-08 stream-K kernels): accumulate(i0, j0, s0, s1, acc) sums slices
+// [s0, s1) of the tile at (i0, j0) into acc for each segment, the walk hands
+// the sums over or stores them.
 template <class Cfg, class Accumulate>
 __device__ __forceinline__ void walk_stream_k_run(const SgemmArgs& p, const StreamKWork& sk, Accumulate&& accumulate) {
   constexpr int BK = Cfg::kBK, TM = Cfg::kTM, TN = Cfg::kTN, kVec4s = TM * TN / 4;
@@ -351,6 +348,9 @@ __device__ __forceinline__ void walk_stream_k_run(const SgemmArgs& p, const Stre
   }
 }
 
+// The cp.async loop's runs. Its FFMAs go in the other serpentine (UpFirst):
+// of 19 source orders measured for the stream-K kernel's loops (H100,
+// 128x256, TN, twenty-first session), that one ran its shared runs fastest.
 template <class Cfg, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {
