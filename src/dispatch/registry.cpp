@@ -48,15 +48,17 @@ KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0)
 }
 
 // Step 08's 128x256 stream-K fed by TMA: sm_90a code, compute capability 9.0
-// only; its own plan costs (kSimtTmaStreamK). Its speed, 0.985 though its
-// loop runs at the tile kernel's: auto takes it only where its estimate leads
-// by 1.5% (H100: at 1100x4100x1000 a 1.1% lead over 64x64 split-k ran 6%
-// slower; every pick it takes at 0.985 measured 0.5-5% faster, docs/ladder.md).
+// only; its own plan costs (kSimtTmaStreamK) and slices (32-deep). Its
+// speed, 1.02: whole tiles on its loop ran 2.5-3% faster than
+// pipelined_128x256's (H100, TN: 2048^3 330 against 340 us, 4096x4096x1024
+// 668 against 685, 8192x1024x8192 2572 against 2653; twenty-sixth session).
+// With 16-deep slices its loop ran at the tile kernel's speed and it had
+// 0.985: at 1100x4100x1000 a 1.1% lead over 64x64 split-k had run 6% slower.
 // Last of step 08, so that a tie keeps the cp.async kernels.
 KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   using namespace impl;
   KernelEntry e =
-      pipelined<Pipelined128x256, true, Schedule::kStreamK, launch_pipelined_tma_streamk>(name, summary, speed);
+      pipelined<PipelinedTma128x256, true, Schedule::kStreamK, launch_pipelined_tma_streamk>(name, summary, speed);
   e.info.min_compute_capability = e.info.max_compute_capability = 90;
   e.stream_k_cost = kSimtTmaStreamK;
   return e;
@@ -139,8 +141,9 @@ const std::vector<KernelEntry>& registry() {
       pipelined<PipelinedAny128x128, false, Schedule::kSplitK>(
           "pipelined_any_128x128_splitk", "step 08 for any alignment, 128x128 tiles, k split across blocks", 0.84),
       pipelined_tma("pipelined_128x256_streamk_tma",
-                    "step 08 on Hopper: 128x256 tiles, k-slices by TMA, the last waves' k-slices shared (stream-K)",
-                    0.985),
+                    "step 08 on Hopper: 128x256 tiles, 32-deep k-slices by TMA, the last waves' k-slices shared "
+                    "(stream-K)",
+                    1.02),
       wmma<true>("wmma_f16", DType::kF16, "tensor cores via WMMA 16x16x16 fragments, 128x128 tiles, 3-stage cp.async"),
       wmma<true>("wmma_bf16", DType::kBF16, "step 09 for bf16 inputs"),
       wmma<true>("wmma_tf32", DType::kF32, "step 09 for f32 inputs rounded to tf32 (16x16x8 fragments)"),

@@ -21,8 +21,8 @@ std::string pick(int64_t m, int64_t n, int64_t k, bool aligned, int sms = 132, i
 
 TEST(Heuristic, LargeOutputsTakeTheLargestTile) {
   EXPECT_EQ(pick(4096, 4096, 4096, true, 132, 80), "pipelined_128x256");
-  EXPECT_EQ(pick(2048, 2048, 2048, true), "pipelined_128x256");  // 128 blocks >= 0.9 x 132
-  EXPECT_EQ(pick(8192, 1024, 8192, true), "pipelined_128x256");
+  EXPECT_EQ(pick(2048, 2048, 2048, true, 132, 80), "pipelined_128x256");  // 128 blocks >= 0.9 x 132
+  EXPECT_EQ(pick(8192, 1024, 8192, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");      // unaligned: element-wise variants only
 }
 
@@ -33,14 +33,14 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // waves whole and the rest shared (35 slices per block, a tenth slower
   // than whole ones, six pieces a tile), is estimated fastest (on the H100:
   // 110% of cuBLAS against 102.5% for split-k and 86% for unsplit 128x256).
-  EXPECT_EQ(pick(3072, 3072, 3072, true), "pipelined_128x256_streamk");
+  EXPECT_EQ(pick(3072, 3072, 3072, true, 132, 80), "pipelined_128x256_streamk");
   EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any_128x128_splitk");  // no stream-K for any alignment
   // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves); cut
   // five ways, 4000 blocks take 31 (30.3). Stream-K runs six waves whole and
   // shares the 8 tiles left: on the H100 5222 us against 5429 for split-k
   // (twenty-second session); 6656^3 (10.2 waves) 11374 against 11613.
-  EXPECT_EQ(pick(5120, 5120, 5120, true), "pipelined_128x256_streamk");
-  EXPECT_EQ(pick(6656, 6656, 6656, true), "pipelined_128x256_streamk");
+  EXPECT_EQ(pick(5120, 5120, 5120, true, 132, 80), "pipelined_128x256_streamk");
+  EXPECT_EQ(pick(6656, 6656, 6656, true, 132, 80), "pipelined_128x256_streamk");
   // 6144^3: 1152 blocks of 128x256, 9 rounds (8.7 waves); 8192^3: 16 rounds
   // (15.5). Cut into parts they would take fewer rounds by the estimate, but
   // over 4 waves and more split-k is passed over where stream-K can take
@@ -48,7 +48,7 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // 21339 against 21229), and stream-K would save under 3% by its estimate
   // (even on the H100). 7168^3: 12 rounds (11.9), nothing to gain.
   EXPECT_EQ(pick(6144, 6144, 6144, true, 132, 80), "pipelined_128x256");
-  EXPECT_EQ(pick(7168, 7168, 7168, true), "pipelined_128x256");
+  EXPECT_EQ(pick(7168, 7168, 7168, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(8192, 8192, 8192, true, 132, 80), "pipelined_128x256");
   // Without stream-K (any alignment) split-k stays a choice there.
   EXPECT_EQ(pick(8192, 8192, 8192, false), "pipelined_any_128x128_splitk");
@@ -115,27 +115,29 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   EXPECT_EQ(pick(1536, 1536, 1536, true, 132, 80), "pipelined_128x256_streamk");
 }
 
-// On Hopper, stream-K on the TMA-fed loop (pipelined_128x256_streamk_tma)
-// shares the last waves where step 08's stream-K would not: its runs are 5%
-// slower a slice than whole tiles, not 10% (H100, twenty-fifth session).
-// It is taken where its estimate beats the others' by 1.5% (its entry's
-// speed, 0.985): 1100x4100x1000, 1.1% ahead of 64x64 split-k by the
-// estimate, ran 6% slower with it.
+// On Hopper, step 08's 128x256 tiles on the TMA-fed loop with 32-deep
+// slices (pipelined_128x256_streamk_tma): whole tiles 2.5-3% faster than
+// pipelined_128x256's (its entry's speed, 1.02), and stream-K sharing the
+// last waves wherever its plan estimates a 1% gain. With that, 43 of 83
+// shapes tried moved to it from the cp.async kernels, each 1.0-5.4% faster
+// (H100, NN and TN, twenty-sixth session); small outputs keep split-k.
 TEST(Heuristic, HopperStreamKOnTheTmaLoop) {
   using tessel::impl::kSimtTmaStreamK;
   using tessel::impl::plan_stream_k;
-  // 4096^3: 3 waves whole, then 116 tiles' 256 slices in runs of 225 (H100,
-  // auto: NN 2711 -> 2681-2688 us, TN 2659 -> 2634-2661); 4096x4096x1024: not
-  // shared.
-  EXPECT_GT(plan_stream_k(16 * 32, 256, 132, nullptr, kSimtTmaStreamK).sharing, 0);
-  EXPECT_EQ(plan_stream_k(16 * 32, 64, 132, nullptr, kSimtTmaStreamK).sharing, 0);
-  EXPECT_EQ(pick(4096, 4096, 4096, true), "pipelined_128x256_streamk_tma");
-  EXPECT_EQ(pick(6144, 6144, 6144, true), "pipelined_128x256_streamk_tma");  // 9019 -> 8912 us NN
-  EXPECT_EQ(pick(8192, 8192, 8192, true), "pipelined_128x256_streamk_tma");  // 21239 -> 20963
-  EXPECT_EQ(pick(1536, 1536, 1536, true), "pipelined_128x256_streamk_tma");  // 182 -> 168 (step 08's stream-K)
-  EXPECT_EQ(pick(2688, 2688, 2688, true), "pipelined_128x256_streamk_tma");  // 867 -> 823 (128x256 split-k)
-  EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256");
+  // 4096^3 in 32-deep slices: 3 waves whole, then 116 tiles' 128 slices in
+  // runs of 113 (estimated 1.2% faster; measured TN 2581 -> 2558 us);
+  // 7168^3 and 4096x4096x1024 not shared (0.3-0.4% slower shared).
+  EXPECT_GT(plan_stream_k(16 * 32, 128, 132, nullptr, kSimtTmaStreamK).sharing, 0);
+  EXPECT_EQ(plan_stream_k(28 * 56, 224, 132, nullptr, kSimtTmaStreamK).sharing, 0);
+  EXPECT_EQ(plan_stream_k(16 * 32, 32, 132, nullptr, kSimtTmaStreamK).sharing, 0);
+  for (int64_t s : {1536, 2048, 3072, 4096, 5120, 6144, 7168, 8192}) {
+    EXPECT_EQ(pick(s, s, s, true), "pipelined_128x256_streamk_tma") << s;
+  }
+  EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256_streamk_tma");  // 701 -> 683 us NN (128x256)
+  EXPECT_EQ(pick(8192, 1024, 8192, true), "pipelined_128x256_streamk_tma");  // 2802 -> 2774
+  EXPECT_EQ(pick(1024, 1024, 1024, true), "pipelined_128x256_splitk");
   EXPECT_EQ(pick(1100, 4100, 1000, true), "pipelined_splitk");
+  EXPECT_EQ(pick(127, 4097, 1000, true), "pipelined_splitk");
   EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");  // TMA needs 16-byte aligned rows
 }
 
@@ -167,8 +169,8 @@ TEST(Heuristic, SmallOutputsSplitK) {
 }
 
 TEST(Heuristic, SplitKOnlyWhereItPays) {
-  EXPECT_EQ(pick(2048, 2048, 1024, true), "pipelined_128x256");  // one whole wave already
-  EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256");
+  EXPECT_EQ(pick(2048, 2048, 1024, true, 132, 80), "pipelined_128x256");  // one whole wave already
+  EXPECT_EQ(pick(4096, 4096, 1024, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(4096, 4096, 4096, true, 132, 80), "pipelined_128x256");  // 3.9 waves: cut in two, 7.8 of twice as many
 }
 
@@ -231,7 +233,7 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {
-  EXPECT_EQ(pick(1024, 1024, 1024, true, 16), "pipelined_128x256");  // 32 blocks fill 16 SMs
+  EXPECT_EQ(pick(1024, 1024, 1024, true, 16, 80), "pipelined_128x256");  // 32 blocks fill 16 SMs
 }
 
 // Step 10 (mma.sync, f16), as auto-dispatch sees it without Hopper: 64x64 is

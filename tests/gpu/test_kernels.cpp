@@ -256,10 +256,10 @@ TEST_P(Step08StreamKTest, SharedTilesAddUp) {
   uint64_t seed = 80;
   bool whole_tiles = false;  // some shape has whole waves for the tile kernel before the shared runs
   for (const Shape& shape : {Shape{300, 1000, 3000}, Shape{1100, 4100, 1000}, Shape{127, 1001, 4097}}) {
-    using Cfg = tessel::impl::Pipelined128x256;
-    const int64_t tiles = (shape.m + Cfg::kBM - 1) / Cfg::kBM * ((shape.n + Cfg::kBN - 1) / Cfg::kBN);
+    const int64_t tm = entry->info.tile_m, tn = entry->info.tile_n;
+    const int64_t tiles = (shape.m + tm - 1) / tm * ((shape.n + tn - 1) / tn);
     const tessel::impl::StreamKPlan plan = tessel::impl::plan_step08_stream_k(
-        tiles, shape.k, Cfg::kBK, sms * Cfg::kMinBlocks, nullptr, entry->stream_k_cost);
+        tiles, shape.k, entry->k_slice, sms * entry->blocks_per_sm, nullptr, entry->stream_k_cost);
     EXPECT_GT(plan.sharing, 0) << to_string(shape) << " is not shared";
     whole_tiles = whole_tiles || plan.whole > 0;
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {

@@ -4,29 +4,33 @@
 // Step 08 (08_pipelined.cuh) copies each k-slice with cp.async: every thread
 // computes the addresses of its six 16-byte chunks, issues them, and the
 // loaders keep pointers and strides in registers for the whole loop. Here
-// thread 0 asks the TMA unit for the slice, two boxes (128 x 16 of A, 256 x
-// 16 of B, out-of-bounds elements filled with zeros), and the block learns
+// thread 0 asks the TMA unit for the slice, two boxes (128 x 32 of A, 256 x
+// 32 of B, out-of-bounds elements filled with zeros), and the block learns
 // that they arrived from an mbarrier. The loop keeps step 08's shape (two
-// stages, the next slice requested before k-step 9 of 16, the block barrier
-// before the slice's last k-step) and its FFMAs (read_fragments,
-// multiply_fragments): 2211 instructions a slice instead of 2353, 209
-// registers instead of 227.
+// stages, the next slice requested part-way through the slice, the block
+// barrier before the slice's last k-step) and its FFMAs (read_fragments,
+// multiply_fragments), with 211 registers instead of 227.
 //
-// On an H100 the tile kernel runs no faster for it (4096^3: 2659 against
-// 2658 us; the loop was never short of issue slots for its loads). What the
-// freed registers buy is stream-K: step 08's stream-K kernel runs its
-// shared k-slices at up to 254 registers, 4-8% slower a slice than the tile
-// kernel, so sharing the last wave's tiles did not pay at 4096^3 (512 tiles
-// on 132 SMs: 3.9 waves). On this loop the shared runs are nearly as fast
-// as whole tiles, and sharing pays: 4096^3 TN 2660 -> 2634 us, 8192^3 NN
-// 21238 -> 20945, 3072^3 1168 (step 08's stream-K) -> 1155
-// (bench/results/2026-11-25-h100-fp32-tma). Auto takes it where its
-// estimate leads the others by 1.5% (registry.cpp).
+// With step 08's 16-deep slices the tile kernel ran no faster for it (H100,
+// 4096^3: 2659 against 2658 us); the freed registers made stream-K pay
+// (twenty-fifth session). What made the loop itself faster is depth: the
+// slices are 32 k-steps deep, run as two loop iterations of 16 unrolled
+// steps (PipelinedTma128x256), so a block meets at the barrier and waits
+// on an mbarrier half as often, and the loop body stays the length of a
+// 16-deep slice (unrolled whole, the 32-step body outgrew the instruction
+// cache and ran up to 14% slower). Whole tiles run 2.5-4.5% faster than
+// pipelined_128x256's on the H100 (2048^3 TN 346 -> 330 us, 4096x4096x1024
+// 684 -> 667), auto at 4096^3 NN 2681 -> 2609 us (99.4 -> 102.1% of cuBLAS),
+// 8192^3 20920 -> 20290 (bench/results/2026-11-25-h100-fp32-k32). Its
+// stream-K plan is kSimtTmaStreamK's, in 32-deep slices.
 //
 // The loop is compiled for A with op T and B with op N, the operands whose
 // stored rows run along the tile (TMA cannot transpose); A with op N and B
 // with op T are first copied transposed (flip_operands), as step 08's
-// stream-K always does.
+// stream-K always does. Transposing them in the kernel instead, through a
+// staging buffer in shared memory, ran 3.5% slower than TN at 4096^3 (the
+// copy costs 2%); reading A as stored, four k-steps of a row per LDS.128,
+// 15% slower (docs/ladder.md).
 #include "device/sm90.cuh"
 #include "kernels/hopper/tensor_map.hpp"
 #include "kernels/simt/08_pipelined.cuh"
@@ -40,7 +44,7 @@ extern template cudaError_t launch_pipelined<Pipelined128x256, true, Schedule::k
 namespace {
 
 namespace sm90 = device::sm90;
-using Cfg = Pipelined128x256;
+using Cfg = PipelinedTma128x256;
 constexpr int kStages = 2;
 constexpr size_t kTileBytes = sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN);  // one stage: A's and B's boxes
 constexpr size_t kSmem = kStages * (kTileBytes + sizeof(uint64_t));
@@ -107,19 +111,29 @@ __device__ __forceinline__ void accumulate_slices(const TmaMaps& maps, const Sta
   fetch(s_begin);
   land(s_begin);
   read(s_begin, 0, 0);
+  // A slice's k-steps in iterations of kSteps unrolled (Cfg: the slice
+  // unrolled whole outgrew the instruction cache).
+  constexpr int kSteps = Cfg::kStepsPerIteration;
+  static_assert(BK % kSteps == 0 && kSteps % 2 == 0 && Cfg::kCopyAtStep < kSteps, "whole pairs of k-steps");
   for (int s = s_begin; s < s_end; ++s) {
     const bool more = s + 1 < s_end;
+#pragma unroll 1
+    for (int k0 = 0; k0 < BK; k0 += kSteps) {
 #pragma unroll
-    for (int h = 0; h < BK; ++h) {
-      if (h == Cfg::kCopyAtStep && more) fetch(s + 1);  // into the stage read before the last barrier
-      if (h + 1 < BK) {
-        read(s, h + 1, (h + 1) % 2);
-      } else if (more) {  // as step 08: meet at the barrier before the last step's FFMAs
-        land(s + 1);
-        __syncthreads();
-        read(s + 1, 0, 0);
+      for (int h = 0; h < kSteps; ++h) {
+        // The next slice goes into the stage read before the last barrier.
+        if (h == Cfg::kCopyAtStep && k0 == 0 && more) fetch(s + 1);
+        if (h + 1 < kSteps) {
+          read(s, k0 + h + 1, (h + 1) % 2);
+        } else if (k0 + kSteps < BK) {
+          read(s, k0 + kSteps, 0);
+        } else if (more) {  // as step 08: meet at the barrier before the slice's last FFMAs
+          land(s + 1);
+          __syncthreads();
+          read(s + 1, 0, 0);
+        }
+        multiply_fragments<Cfg, false>(acc, fa[h % 2], fb[h % 2]);
       }
-      multiply_fragments<Cfg, false>(acc, fa[h % 2], fb[h % 2]);
     }
   }
   *loaded = n0 + uint32_t(s_end);
@@ -166,7 +180,7 @@ cudaError_t allow_smem(Kernel kernel) {
 cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t stream) {
   constexpr int64_t kTmaMax = int64_t(1) << 31;  // TMA coordinates are 32-bit
   if (args.m >= kTmaMax || args.n >= kTmaMax || args.k >= kTmaMax) {
-    return launch_pipelined<Cfg, true, Schedule::kStreamK>(args, stream);
+    return launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(args, stream);
   }
   const bool copy_a = args.opA == Op::N, copy_b = args.opB == Op::T;
   if (copy_a || copy_b) {
@@ -188,7 +202,7 @@ cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t str
   static_cast<StreamKPlan&>(sk) =
       plan_step08_stream_k(tiles_m * tiles_n, args.k, Cfg::kBK, sms, nullptr, kSimtTmaStreamK);  // as the dispatcher
   if (sk.sharing == 0) {  // whole tiles only
-    if (tiles_m > device::kMaxGridY) return launch_pipelined<Cfg, true, Schedule::kStreamK>(args, stream);
+    if (tiles_m > device::kMaxGridY) return launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(args, stream);
     auto kernel = tma_tile_kernel<false>;
     if (cudaError_t err = allow_smem(kernel); err != cudaSuccess) return err;
     kernel<<<dim3(unsigned(tiles_n), unsigned(tiles_m)), Cfg::kThreads, kSmem, stream>>>(maps, args);

@@ -88,6 +88,20 @@ using Pipelined128x128 = WarptileConfig<128, 128, 8, 32, 64, 2, 2, 2>;  // 8x8 p
 // before steps 4, 6, 7 or 10: 0.2-1.4% slower than 8; before 12: slower
 // than at the start.
 using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8 per lane, 1 block/SM: large outputs
+// The same tile on Hopper's TMA loop (pipelined_128x256_streamk_tma) with
+// 32-deep k-slices (two stages: 96 KiB) run as two loop iterations of 16
+// unrolled k-steps: half the barriers and mbarrier waits of 16-deep slices,
+// and a loop body no longer than theirs. On the H100 (twenty-sixth session,
+// TN, us): 2048^3 340 -> 331, 4096^3 2628 -> 2586-2595, 8192^3 20772 ->
+// 20151, 4096x4096x8192 5256 -> 5090. 32-deep slices unrolled whole ran
+// 8-14% slower at 2048^3 and 4096x4096x8192 (ncu: no_instruction stalls
+// x3, the 4,400-instruction loop outgrowing the instruction cache) though
+// 1.3% faster at 4096^3. The next slice's copy goes before k-step 9 of the
+// first iteration (unrolled whole, before step 17 ran as fast, before 25
+// up to 1% slower).
+struct PipelinedTma128x256 : WarptileConfig<128, 256, 32, 64, 64, 1, 32, 9> {
+  static constexpr int kStepsPerIteration = 16;
+};
 // 64x64 over 2 warps of 16x4 with 16-deep slices (the 128x256 kernel's
 // tall thread tile; 4 blocks/SM): against 4 warps of 8x4 with 8-deep slices
 // on the H100, +11% at 4096^3 (+10-32% for the split-k and unaligned
@@ -182,14 +196,21 @@ constexpr int64_t kMinPartsOutput = 32768;
 // 1204 -> 1168, 3328^3 1524 -> 1481, 4352^3 3318 (split-k) -> 3233, 5120^3
 // 5429 -> 5222, 6912^3 12991 -> 12718.
 constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
-// The same on Hopper's TMA-fed loop (pipelined_128x256_streamk_tma, 209
+// The same on Hopper's TMA-fed loop (pipelined_128x256_streamk_tma, 209-211
 // registers where step 08's stream-K kernel needs 254): at 4096^3 TN (H100,
 // ncu) the 396 whole tiles took 1.99 ms (2.59 us a slice) and the shared
 // runs, 225 slices a block plus hand-overs, 617 us: 5% longer a slice with
 // one slice per piece. Timed, sharing came out about 0.7% short of that
-// estimate (the second launch's start), hence the 1.5% asked: 4096^3 shares
-// (estimated 1.7%, measured 1%), 4096x4096x1024 does not (0.5%).
-constexpr StreamKCost kSimtTmaStreamK{1, 0.015, 16, 0.05, 0};
+// estimate (the second launch's start). With 32-deep slices
+// (PipelinedTma128x256, twenty-sixth session) the same costs, counted in
+// 32-deep slices, matched sharing forced on and off at 18 shapes (TN,
+// H100): the estimate's ratio to whole tiles came within 0.3-0.9% of the
+// measured one, short of it, and every shape estimated to save 1% or more
+// ran faster shared (1536^3 to 8192^3, 8192x8192x1024: 0.9-38%), every
+// other ran faster whole (2048^3 and 2048x2048x4096, one partial wave:
+// 2.8-4.5%; 7168^3, 4096x4096x1024, 1024x8192x8192, 8192x1024x8192:
+// 0.3-0.4%).
+constexpr StreamKCost kSimtTmaStreamK{1, 0.01, 16, 0.05, 0};
 // Its plan for `tiles` tiles of depth k in bk-deep slices on `slots` block
 // slots (SMs x blocks per SM): read by its launcher and by the dispatcher.
 inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest = nullptr,
