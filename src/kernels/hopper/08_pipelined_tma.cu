@@ -37,9 +37,11 @@
 
 namespace tessel::impl {
 
-// Instantiated in 08_pipelined_128x256.cu: the fallback for sizes TMA cannot address.
+// Step 08's cp.async stream-K (instantiated in 08_pipelined_128x256.cu): the
+// fallback for sizes TMA cannot address and grids the 2D launch cannot hold.
 extern template cudaError_t launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(const SgemmArgs&,
                                                                                            cudaStream_t);
+constexpr auto launch_fallback = launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>;
 
 namespace {
 
@@ -180,7 +182,7 @@ cudaError_t allow_smem(Kernel kernel) {
 cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t stream) {
   constexpr int64_t kTmaMax = int64_t(1) << 31;  // TMA coordinates are 32-bit
   if (args.m >= kTmaMax || args.n >= kTmaMax || args.k >= kTmaMax) {
-    return launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(args, stream);
+    return launch_fallback(args, stream);
   }
   const bool copy_a = args.opA == Op::N, copy_b = args.opB == Op::T;
   if (copy_a || copy_b) {
@@ -202,7 +204,7 @@ cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t str
   static_cast<StreamKPlan&>(sk) =
       plan_step08_stream_k(tiles_m * tiles_n, args.k, Cfg::kBK, sms, nullptr, kSimtTmaStreamK);  // as the dispatcher
   if (sk.sharing == 0) {  // whole tiles only
-    if (tiles_m > device::kMaxGridY) return launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(args, stream);
+    if (tiles_m > device::kMaxGridY) return launch_fallback(args, stream);
     auto kernel = tma_tile_kernel<false>;
     if (cudaError_t err = allow_smem(kernel); err != cudaSuccess) return err;
     kernel<<<dim3(unsigned(tiles_n), unsigned(tiles_m)), Cfg::kThreads, kSmem, stream>>>(maps, args);

@@ -99,6 +99,8 @@ using Pipelined128x256 = WarptileConfig<128, 256, 16, 64, 64, 1, 2, 9>;  // 16x8
 // 1.3% faster at 4096^3. The next slice's copy goes before k-step 9 of the
 // first iteration (unrolled whole, before step 17 ran as fast, before 25
 // up to 1% slower).
+// (The TMA loop has no register path: kStepsPerIterationTransposing, the
+// base's, goes unread; kStepsPerIteration is its loop's.)
 struct PipelinedTma128x256 : WarptileConfig<128, 256, 32, 64, 64, 1, 32, 9> {
   static constexpr int kStepsPerIteration = 16;
 };
