@@ -3,7 +3,7 @@
 # (without installing) into a prefix folder, for building on a machine that
 # has the CUDA toolkit, CMake and a compiler but no network and no apt.
 #   scripts/fetch-deps.sh [PREFIX_DIR]     (default: .deps)
-# Then build there with: scripts/gpu-check.sh OUT_DIR PREFIX_DIR/root/usr
+# Then build there with: scripts/gpu.sh check OUT_DIR PREFIX_DIR/root/usr
 set -euo pipefail
 dest=${1:-.deps}
 pkgs=(libcli11-dev libfmt-dev libfmt9 nlohmann-json3-dev libgtest-dev libgmock-dev googletest)

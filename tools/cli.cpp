@@ -33,6 +33,36 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Edit distance (insertions, deletions, substitutions) between two names.
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Up to three registered names nearest to `name` by edit distance (within a
+// third of its length), as "; did you mean ...?".
+std::string suggest_kernels(const std::string& name) {
+  std::vector<std::pair<size_t, std::string>> near;
+  for (const KernelInfo& k : kernels()) {
+    const size_t d = distance(name, k.name);
+    if (d <= std::max<size_t>(2, name.size() / 3)) near.emplace_back(d, k.name);
+  }
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::string s;
+  for (size_t i = 0; i < near.size() && i < 3; ++i) s += (i == 0 ? "; did you mean " : ", ") + near[i].second;
+  return s.empty() ? s : s + "?";
+}
+
 // "all" -> every registered kernel this GPU can run (the sm_90a steps only
 // on compute capability 9.0); each name must be registered or "auto" (a
 // kernel named explicitly runs, or reports why not, on any GPU).
@@ -47,9 +77,8 @@ std::vector<std::string> expand_kernels(const std::vector<std::string>& asked) {
     } else if (name == kAuto || find_kernel(name)) {
       out.push_back(name);
     } else {
-      std::string known;
-      for (const KernelInfo& k : kernels()) known += k.name + ", ";
-      throw UsageError("unknown kernel '" + name + "' (known: " + known + "auto, all)");
+      throw UsageError("unknown kernel '" + name + "'" + suggest_kernels(name) +
+                       " ('tessel list' shows every kernel; also 'auto' and 'all')");
     }
   }
   return out;
@@ -144,8 +173,8 @@ Progress terminal_progress(std::ostream& err) {
   };
 }
 
-int cmd_list(std::ostream& out) {
-  out << kernels_table(kernels());
+int cmd_list(const std::string& format, std::ostream& out) {
+  out << (format == "markdown" ? kernels_markdown(kernels()) : kernels_table(kernels(), format == "long"));
   return 0;
 }
 
@@ -233,6 +262,10 @@ struct BenchCli {
 };
 
 int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, std::ostream& err) {
+  // The output files open before the work, so that a bad path fails in a second, not after the run.
+  std::ofstream csv, json;
+  if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
+  if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
   RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
@@ -250,16 +283,8 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   }
   out << bench_table(rows);
 
-  if (!b.csv.empty()) {
-    std::ofstream f(b.csv);
-    if (!f) throw std::runtime_error("cannot write --csv file '" + b.csv + "'");
-    write_csv(f, rows);
-  }
-  if (!b.json.empty()) {
-    std::ofstream f(b.json);
-    if (!f) throw std::runtime_error("cannot write --json file '" + b.json + "'");
-    f << bench_json(run, rows).dump(2) << '\n';
-  }
+  if (csv.is_open()) write_csv(csv, rows);
+  if (json.is_open()) json << bench_json(run, rows).dump(2) << '\n';
   int bad = 0;
   for (const BenchRow& r : rows) bad += r.status != "ok";
   if (bad) err << fmt::format("error: {} of {} rows FAILED or did not run\n", bad, rows.size());
@@ -397,7 +422,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show the help of every command");
 
-  app.add_subcommand("list", "List the registered kernels and what each accepts");
+  std::string list_format = "short";
+  auto* list = app.add_subcommand("list", "List the registered kernels and what each accepts");
+  list->add_flag_callback("--long", [&] { list_format = "long"; }, "Also what each kernel does and the shapes it accepts");
+  list->add_flag_callback("--markdown", [&] { list_format = "markdown"; }, "The ladder as a markdown table (README's)");
   app.add_subcommand("info", "Describe the GPU, driver, CUDA runtime and cuBLAS");
 
   const std::string dtype_help = "Precisions: " + supported_precision_names() + " or all (default: each kernel's first)";
@@ -424,8 +452,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_option("--warmup", bo.options.warmup, "Untimed runs first")->capture_default_str();
   bench->add_option("--max-seconds", bo.options.max_seconds, "Stop repeating a row after this long (>= 3 runs)")
       ->check(CLI::PositiveNumber)->capture_default_str();
-  bench->add_option("--alpha", bo.options.alpha)->capture_default_str();
-  bench->add_option("--beta", bo.options.beta)->capture_default_str();
+  bench->add_option("--alpha", bo.options.alpha, "alpha of every call")->capture_default_str();
+  bench->add_option("--beta", bo.options.beta, "beta of every call (non-zero: C is read too)")->capture_default_str();
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");
   bench->add_option("--json", bo.json, "Also write the rows and the GPU as JSON to this file");
 
@@ -436,10 +464,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   runc->add_option("--m", ro.m)->required();
   runc->add_option("--n", ro.n)->required();
   runc->add_option("--k", ro.k)->required();
-  runc->add_option("--ops", ro.ops)->capture_default_str();
-  runc->add_option("--iters", ro.iters)->capture_default_str();
-  runc->add_option("--alpha", ro.alpha)->capture_default_str();
-  runc->add_option("--beta", ro.beta)->capture_default_str();
+  runc->add_option("--ops", ro.ops, "One op pair, e.g. NN")->capture_default_str();
+  runc->add_option("--iters", ro.iters, "Launches, back to back")->capture_default_str();
+  runc->add_option("--alpha", ro.alpha, "alpha")->capture_default_str();
+  runc->add_option("--beta", ro.beta, "beta (non-zero: C is read too)")->capture_default_str();
 
   TuneCli to;
   auto* tune = app.add_subcommand("tune", "Time the fastest step's configurations per shape and store the winners for auto-dispatch");
@@ -448,6 +476,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   tune->add_option("--repeat", to.options.repeat, "Timed runs per configuration")->capture_default_str();
   tune->add_option("--file", to.file, "Tuning file (default: $TESSEL_TUNE_FILE or the per-GPU cache file)");
 
+  const auto& commands = app.get_subcommands({});
+  const bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) {
+    return args.size() > 1 && c->get_name() == args[1];
+  });
+  if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && !known) {
+    err << "error: unknown command '" << args[1] << "' (commands: list, info, verify, bench, run, tune; --help)\n";
+    return kExitUsage;
+  }
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   try {
@@ -461,7 +497,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (vp->count()) vo.ld_pad = v_pad;
 
   try {
-    if (app.got_subcommand("list")) return cmd_list(out);
+    if (list->parsed()) return cmd_list(list_format, out);
     // Every other command needs a GPU: check the command line first, then say so in one line.
     if (verify->parsed()) vo.prepare();
     if (bench->parsed()) bo.prepare();
@@ -469,7 +505,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (tune->parsed()) to.prepare();
     std::string why;
     if (!gpu_available(&why)) {
-      err << "error: no CUDA GPU is visible (" << why << "); this command needs one\n";
+      err << "error: this command needs a GPU: " << why << "\n";
       return kExitNoGpu;
     }
     if (app.got_subcommand("info")) return cmd_info(out);

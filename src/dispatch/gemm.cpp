@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dispatch/heuristic.hpp"
+#include "dispatch/plan.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/tuning.hpp"
 
@@ -205,10 +206,18 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
                                          to_string(o.ld) + ")"};
 }
 
+// validate -> plan -> launch: the plan (dispatch/plan.hpp) holds every
+// decision; the launcher it names only carries it out.
 Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream) {
   if (Status s = check_pointers(a, d.id); !s.ok()) return s;
   if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
-  const cudaError_t err = multiplies(a) ? e.launch(a, stream) : impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  cudaError_t err = cudaSuccess;
+  if (multiplies(a)) {
+    const impl::LaunchPlan plan = make_plan(e, a, d.sms);
+    err = plan.launch(a, plan, stream);
+  } else {
+    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  }
   if (err != cudaSuccess) {
     return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
   }

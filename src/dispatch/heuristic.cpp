@@ -3,15 +3,12 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/hopper/configs.hpp"
-#include "kernels/stream_k_plan.hpp"
-#include "kernels/simt/configs.hpp"
+#include "dispatch/plan.hpp"
 
 namespace tessel {
 
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
                                   int sms) {
-  k = std::max<int64_t>(k, 1);
   struct Estimate {
     int64_t blocks = 0, area = 0;
     bool fills = false;
@@ -20,33 +17,25 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   auto tiles_of = [&](const KernelEntry& e) {
     return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
   };
+  // From the entry's schedule (plan_schedule): its blocks (split-k: times
+  // its parts; stream-K: those its plan starts), whether they fill every SM
+  // (fill_blocks each), and the busiest SM's work times the tile area over
+  // the kernel's speed.
   auto estimate = [&](const KernelEntry& e) {
     Estimate est;
-    const int64_t tiles = tiles_of(e);
-    // The k-depth each block sums: all of k, or a split-k kernel's part (as its launcher cuts it).
-    const int64_t depth =
-        e.info.split_k ? impl::split_depth(k, impl::split_count(tiles, k, sms, e.fill_blocks, e.k_slice), e.k_slice)
-                       : k;
-    est.blocks = tiles * ((k + depth - 1) / depth);
-    est.area = int64_t(e.info.tile_m) * e.info.tile_n;
-    est.fills = est.blocks >= int64_t(0.9 * sms * e.fill_blocks);
-    // The blocks the busiest SM runs, times their volume (area x depth; for
-    // split-k, each part's depth plus impl::kSplitPartCost), over the kernel's speed.
-    const int64_t volume_depth = e.info.split_k ? depth + impl::kSplitPartCost : depth;
-    if (!e.stream_k) {
-      est.time = double(impl::busiest_sm_blocks(est.blocks, sms, e.fill_blocks)) * double(est.area) *
-                 double(volume_depth) / e.speed;
-      return est;
-    }
-    // Step 08's stream-K (the persistent ones go to pick_persistent): the plan's busiest block.
-    const int slots = sms * e.blocks_per_sm;
     int64_t busiest = 0;
-    const impl::StreamKPlan plan = impl::plan_step08_stream_k(tiles, k, e.k_slice, slots, &busiest, e.stream_k_cost);
-    if (plan.sharing > 0) {  // the blocks its launcher starts
-      est.blocks = plan.whole > 0 ? slots : plan.sharing;
+    const impl::LaunchPlan plan = plan_schedule(e, m, n, k, sms, &busiest);
+    est.blocks = tiles_of(e) * plan.splits;
+    est.area = int64_t(e.info.tile_m) * e.info.tile_n;
+    const int fill = e.info.ladder_step == 8 ? impl::fill_blocks(e.simt) : 1;
+    est.fills = est.blocks >= int64_t(0.9 * sms * fill);
+    if (plan.stream_k.sharing > 0) {
+      const int slots = sms * e.blocks_per_sm;
+      est.blocks = plan.stream_k.whole > 0 ? slots : plan.stream_k.sharing;
       est.fills = est.blocks >= int64_t(0.9 * slots);
     }
-    est.time = double(e.blocks_per_sm) * double(busiest) * double(e.k_slice) * double(est.area) / e.speed;
+    const double per_block = e.stream_k ? double(e.blocks_per_sm) : 1.0;  // stream-K counts a slot's slices
+    est.time = per_block * double(busiest) * double(est.area) / e.speed;
     return est;
   };
   // Split-k over many waves of whole tiles, where stream-K can take the call instead (impl::kSplitKMostWaves).
@@ -69,11 +58,8 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
 }
 
 double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms) {
-  const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
-  const int clusters = std::max(1, sms / e.cluster);
-  const int64_t slices = (std::max<int64_t>(k, 1) + impl::kSliceK - 1) / impl::kSliceK;
-  int64_t busiest = impl::whole_units_slices(units, slices, clusters);
-  if (e.stream_k) impl::plan_stream_k(units, slices, clusters, &busiest);
+  int64_t busiest = 0;
+  plan_schedule(e, m, n, k, sms, &busiest);
   return double(busiest) * double(e.cluster) * double(e.info.tile_m) * double(e.info.tile_n) / e.speed;
 }
 

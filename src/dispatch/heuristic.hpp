@@ -11,7 +11,7 @@ namespace tessel {
 // Among candidates that can all take an m x n x k call, of those whose
 // blocks fill every one of `sms` SMs (KernelEntry::fill_blocks each: too
 // few leave warp schedulers idle; a split-k kernel's blocks are its tiles times
-// the parts it cuts k into, impl::split_count), the one with the least
+// the parts it cuts k into), the one with the least
 // estimated time: the blocks the busiest SM runs (in whole rounds of
 // fill_blocks, impl::busiest_sm_blocks), times their volume (tile
 // area x k-depth), over the kernel's relative speed (KernelEntry::speed:

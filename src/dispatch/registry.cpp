@@ -19,48 +19,59 @@ constexpr const char* kTma =
     "m, n, k < 2^31; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes (TMA); C any alignment";
 
 // An FP32 kernel with a tile_m x tile_n block tile; alignment 4 means 16-byte accesses.
+KernelInfo simt_info(const char* name, int step, const char* summary, int alignment, int tile_m, int tile_n) {
+  return {name, step, summary, {Precision{}}, kSm80, alignment, alignment,
+          alignment == 1 ? kAnyShape : kAligned4, tile_m, tile_n};
+}
 template <impl::SimtLaunchFn Launch>
 KernelEntry simt(const char* name, int step, const char* summary, int alignment, int tile_m, int tile_n) {
-  KernelInfo info{name, step, summary, {Precision{}}, kSm80, alignment, alignment,
-                  alignment == 1 ? kAnyShape : kAligned4, tile_m, tile_n};
-  return {info, impl::launch_simt<Launch>};
+  return {simt_info(name, step, summary, alignment, tile_m, tile_n), impl::launch_simt<Launch>};
+}
+
+// A step-08 configuration as the cost model sees it.
+template <class Cfg, bool Aligned>
+constexpr impl::SimtShape simt_shape() {
+  return {Cfg::kThreads, Cfg::kMinBlocks, Cfg::kBK, Aligned};
 }
 
 // One configuration of step 08. speed: its throughput relative to the
-// step's fastest configuration (KernelEntry::speed; the values are the
-// H100's at 4096^3, those for any alignment at 4095^3; docs/ladder.md
-// "Auto-dispatch and tuning"), except the aligned 64x64 kernels': 0.88, not
-// their 0.92 there, as at the sizes where they compete with 128x256 split-k
-// (1024^3 to 1920^3, two blocks per SM counting as full: impl::fill_blocks)
-// they lost to it by 6-14% NN on the H100 (TN was mixed).
-// Launch: the launcher, where it is not launch_pipelined's for Cfg (the
-// dispatcher's estimates still take Cfg's).
-template <class Cfg, bool Aligned, impl::Schedule S, impl::SimtLaunchFn Launch = impl::launch_pipelined<Cfg, Aligned, S>>
+// step's fastest configuration (KernelEntry::speed; docs/ladder.md,
+// "Auto-dispatch", has the measurements behind each).
+// Launch: where it is not launch_pipelined's for Cfg.
+template <class Cfg, bool Aligned, impl::Schedule S, impl::LaunchFn Launch = impl::launch_pipelined<Cfg, Aligned, S>>
 KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0) {
-  KernelEntry e = simt<Launch>(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN);
+  KernelEntry e{simt_info(name, 8, summary, Aligned ? 4 : 1, Cfg::kBM, Cfg::kBN), Launch};
   e.info.split_k = S == impl::Schedule::kSplitK;
   e.stream_k = S == impl::Schedule::kStreamK;
   e.blocks_per_sm = Cfg::kMinBlocks;
-  e.fill_blocks = impl::fill_blocks<Cfg, Aligned>();
   e.speed = speed;
   e.k_slice = Cfg::kBK;
+  e.simt = simt_shape<Cfg, Aligned>();
+  e.copies = Copies::kWherePays;
+  return e;
+}
+
+// Aligned split-k on 64x64 tiles: 2-warp blocks, or 4-warp ones where dispatch says so.
+KernelEntry pipelined_splitk_64x64(const char* name, const char* summary, double speed) {
+  using namespace impl;
+  KernelEntry e = pipelined<Pipelined64x64, true, Schedule::kSplitK>(name, summary, speed);
+  e.four_warps = launch_pipelined<Pipelined64x64Warps4, true, Schedule::kSplitK>;
+  e.four_warps_simt = simt_shape<Pipelined64x64Warps4, true>();
   return e;
 }
 
 // Step 08's 128x256 stream-K fed by TMA: sm_90a code, compute capability 9.0
-// only; its own plan costs (kSimtTmaStreamK) and slices (32-deep). Its
-// speed, 1.02: whole tiles on its loop ran 2.5-3% faster than
-// pipelined_128x256's (H100, TN: 2048^3 330 against 340 us, 4096x4096x1024
-// 668 against 685, 8192x1024x8192 2572 against 2653; twenty-sixth session).
-// With 16-deep slices its loop ran at the tile kernel's speed and it had
-// 0.985: at 1100x4100x1000 a 1.1% lead over 64x64 split-k had run 6% slower.
-// Last of step 08, so that a tie keeps the cp.async kernels.
+// only; its own stream-K costs and 32-deep slices; the cp.async stream-K
+// kernel takes the calls TMA cannot. Last of step 08, so that a tie keeps
+// the cp.async kernels.
 KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   using namespace impl;
   KernelEntry e =
       pipelined<PipelinedTma128x256, true, Schedule::kStreamK, launch_pipelined_tma_streamk>(name, summary, speed);
   e.info.min_compute_capability = e.info.max_compute_capability = 90;
   e.stream_k_cost = kSimtTmaStreamK;
+  e.copies = Copies::kTransposing;
+  e.fallback = "pipelined_128x256_streamk";
   return e;
 }
 
@@ -81,7 +92,7 @@ KernelEntry wmma(const char* name, DType ab, const char* summary) {
 }
 
 // One configuration of step 10 for one input type: A and B in 16-byte units.
-// speed as for step 08 (the H200's f16 and tf32 at 4096^3).
+// speed as for step 08.
 template <class Cfg, DType AB>
 KernelEntry mma(const char* name, const char* summary, double speed = 1.0) {
   const int align = int(16 / size_of(AB));
@@ -93,13 +104,17 @@ KernelEntry mma(const char* name, const char* summary, double speed = 1.0) {
 
 // One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
 // persistent: the grid walks the tiles (steps 13-15 always).
-template <impl::LaunchFn Launch, class Cfg>
+// Resident: a persistent kernel's clusters that run at once.
+template <impl::LaunchFn Launch, class Cfg, impl::ResidentFn Resident = nullptr>
 KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bool persistent = false) {
   constexpr int kSm90 = 90;
   KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, int(16 / size_of(ab)), 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
-  return {info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15};
+  KernelEntry e{info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, impl::kSliceK};
+  if (ab == DType::kF32) e.copies = Copies::kKMajor;
+  e.resident = Resident;
+  return e;
 }
 
 }  // namespace
@@ -129,7 +144,7 @@ const std::vector<KernelEntry>& registry() {
           "pipelined_any",
           "step 08 for any alignment: unaligned operands read element-wise, 128x128 tiles, 16x8 per thread", 0.84),
       pipelined<Pipelined64x64, false, Schedule::kTiles>("pipelined_any_64x64", "step 08 for any alignment, 64x64 tiles", 0.78),
-      pipelined<Pipelined64x64, true, Schedule::kSplitK, launch_pipelined_splitk_64x64>(
+      pipelined_splitk_64x64(
           "pipelined_splitk", "step 08, 64x64 tiles, k split across blocks for small outputs (2 or 4 warps)", 0.88),
       pipelined<Pipelined64x64Warps4, false, Schedule::kSplitK>("pipelined_any_splitk",
                                              "step 08 for any alignment, k split across blocks, 64x64 tiles on 4 warps", 0.78),
@@ -156,10 +171,10 @@ const std::vector<KernelEntry>& registry() {
       mma<Mma64x64, DType::kBF16>("mma_bf16_64x64", "step 10 bf16, 64x64 tiles", 0.71),
       mma<MmaTf32_128x128, DType::kF32>("mma_tf32", "step 10 for f32 inputs as tf32 (m16n8k8), 128x128x16"),
       mma<Mma64x64, DType::kF32>("mma_tf32_64x64", "step 10 tf32, 64x64 tiles", 0.65),
-      hopper<launch_mma_tma<DType::kF16>, MmaTmaConfig>(
+      hopper<launch_mma_tma<DType::kF16>, MmaTmaConfig, resident_mma_tma<DType::kF16>>(
           "mma_tma_f16", 10, DType::kF16,
           "Hopper: step 10's mma.sync warps fed by a TMA producer, mbarrier ring, persistent, 128x256", true),
-      hopper<launch_mma_tma<DType::kBF16>, MmaTmaConfig>("mma_tma_bf16", 10, DType::kBF16,
+      hopper<launch_mma_tma<DType::kBF16>, MmaTmaConfig, resident_mma_tma<DType::kBF16>>("mma_tma_bf16", 10, DType::kBF16,
                                                          "mma_tma_f16 for bf16 inputs", true),
       hopper<launch_tma_wgmma<DType::kF16>, TmaWgmmaConfig>(
           "wgmma_f16", 11, DType::kF16, "Hopper: TMA tile copies + wgmma m64n256k16 from swizzled smem, 64x256, 4 stages"),
@@ -169,38 +184,38 @@ const std::vector<KernelEntry>& registry() {
           "step 11 + producer/consumer warpgroups, full/empty mbarriers, setmaxnreg, 128x256"),
       hopper<launch_warp_specialized<DType::kBF16>, WarpSpecializedConfig>("wgmma_ws_bf16", 12, DType::kBF16,
                                                                            "step 12 for bf16 inputs"),
-      hopper<launch_persistent<DType::kF16>, WarpSpecializedConfig>(
+      hopper<launch_persistent<DType::kF16>, WarpSpecializedConfig, resident_persistent<DType::kF16>>(
           "wgmma_persistent_f16", 13, DType::kF16, "step 12 on a persistent grid: one block per SM walks the tiles"),
-      hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig>("wgmma_persistent_bf16", 13, DType::kBF16,
+      hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig, resident_persistent<DType::kBF16>>("wgmma_persistent_bf16", 13, DType::kBF16,
                                                                      "step 13 for bf16 inputs"),
-      hopper<launch_cluster<Cluster128x256, DType::kF16>, Cluster128x256>(
+      hopper<launch_cluster<Cluster128x256, DType::kF16>, Cluster128x256, resident_cluster<Cluster128x256, DType::kF16>>(
           "wgmma_cluster_f16", 14, DType::kF16, "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
-      hopper<launch_cluster<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_cluster_bf16", 14, DType::kBF16,
+      hopper<launch_cluster<Cluster128x256, DType::kBF16>, Cluster128x256, resident_cluster<Cluster128x256, DType::kBF16>>("wgmma_cluster_bf16", 14, DType::kBF16,
                                                                            "step 14 for bf16 inputs"),
-      hopper<launch_cluster<Cluster128x192, DType::kF16>, Cluster128x192>(
+      hopper<launch_cluster<Cluster128x192, DType::kF16>, Cluster128x192, resident_cluster<Cluster128x192, DType::kF16>>(
           "wgmma_cluster_f16_128x192", 14, DType::kF16, "step 14, 128x192 tiles (wgmma n192; fuller last wave)"),
-      hopper<launch_cluster<Cluster128x192, DType::kBF16>, Cluster128x192>("wgmma_cluster_bf16_128x192", 14,
+      hopper<launch_cluster<Cluster128x192, DType::kBF16>, Cluster128x192, resident_cluster<Cluster128x192, DType::kBF16>>("wgmma_cluster_bf16_128x192", 14,
                                                                            DType::kBF16, "step 14 bf16, 128x192 tiles"),
-      hopper<launch_cluster<Cluster128x128, DType::kF16>, Cluster128x128>(
+      hopper<launch_cluster<Cluster128x128, DType::kF16>, Cluster128x128, resident_cluster<Cluster128x128, DType::kF16>>(
           "wgmma_cluster_f16_128x128", 14, DType::kF16, "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
-      hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128>("wgmma_cluster_bf16_128x128", 14,
+      hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128, resident_cluster<Cluster128x128, DType::kBF16>>("wgmma_cluster_bf16_128x128", 14,
                                                                            DType::kBF16, "step 14 bf16, 128x128 tiles"),
-      hopper<launch_cluster<Cluster64x128, DType::kF16>, Cluster64x128>(
+      hopper<launch_cluster<Cluster64x128, DType::kF16>, Cluster64x128, resident_cluster<Cluster64x128, DType::kF16>>(
           "wgmma_cluster_f16_64x128", 14, DType::kF16, "step 14, 64x128 tiles, one consumer warpgroup, 8 stages"),
-      hopper<launch_cluster<Cluster64x128, DType::kBF16>, Cluster64x128>("wgmma_cluster_bf16_64x128", 14,
+      hopper<launch_cluster<Cluster64x128, DType::kBF16>, Cluster64x128, resident_cluster<Cluster64x128, DType::kBF16>>("wgmma_cluster_bf16_64x128", 14,
                                                                          DType::kBF16, "step 14 bf16, 64x128 tiles"),
-      hopper<launch_cluster<Cluster128x256, DType::kF32>, Cluster128x256>(
+      hopper<launch_cluster<Cluster128x256, DType::kF32>, Cluster128x256, resident_cluster<Cluster128x256, DType::kF32>>(
           "wgmma_cluster_tf32", 14, DType::kF32,
           "step 14 for f32 inputs as tf32 (wgmma k8; operands not k-contiguous are copied transposed first)"),
-      hopper<launch_cluster<Cluster128x192, DType::kF32>, Cluster128x192>("wgmma_cluster_tf32_128x192", 14,
+      hopper<launch_cluster<Cluster128x192, DType::kF32>, Cluster128x192, resident_cluster<Cluster128x192, DType::kF32>>("wgmma_cluster_tf32_128x192", 14,
                                                                           DType::kF32, "step 14 tf32, 128x192 tiles"),
-      hopper<launch_cluster<Cluster128x128, DType::kF32>, Cluster128x128>("wgmma_cluster_tf32_128x128", 14,
+      hopper<launch_cluster<Cluster128x128, DType::kF32>, Cluster128x128, resident_cluster<Cluster128x128, DType::kF32>>("wgmma_cluster_tf32_128x128", 14,
                                                                           DType::kF32, "step 14 tf32, 128x128 tiles"),
-      hopper<launch_cluster<Cluster64x128, DType::kF32>, Cluster64x128>("wgmma_cluster_tf32_64x128", 14,
+      hopper<launch_cluster<Cluster64x128, DType::kF32>, Cluster64x128, resident_cluster<Cluster64x128, DType::kF32>>("wgmma_cluster_tf32_64x128", 14,
                                                                         DType::kF32, "step 14 tf32, 64x128 tiles"),
-      hopper<launch_stream_k<Cluster128x256, DType::kF16>, Cluster128x256>(
+      hopper<launch_stream_k<Cluster128x256, DType::kF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kF16>>(
           "wgmma_streamk_f16", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
-      hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256>("wgmma_streamk_bf16", 15, DType::kBF16,
+      hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kBF16>>("wgmma_streamk_bf16", 15, DType::kBF16,
                                                                             "step 15 for bf16 inputs"),
   };
   return table;

@@ -1,34 +1,46 @@
 // Internal: the kernel registry. One table (registry.cpp) that the
 // dispatcher, the CLI and the tests all read; a new kernel is one new file
-// plus one row there.
+// plus one row there. An entry carries what dispatch needs to plan a call
+// on the kernel, as plain numbers: the tile parameters stay in kernels/.
 #pragma once
 
 #include <string_view>
 #include <vector>
 
+#include "dispatch/cost_model.hpp"
 #include "kernels/kernels.hpp"
-#include "kernels/simt/configs.hpp"  // kSimtStreamK
 
 namespace tessel {
+
+// Which operands a kernel has copied transposed before it runs (dispatch decides, flip_operands copies).
+enum class Copies {
+  kNone,
+  kWherePays,    // step 08: A with op N, B with op T, where copy_pays (always with stream-K sharing)
+  kTransposing,  // A with op N, B with op T, always (step 08's TMA loop reads no other layout)
+  kKMajor,       // A with op T, B with op N, rounded to tf32 (tf32 wgmma reads K-major only)
+};
 
 struct KernelEntry {
   KernelInfo info;
   impl::LaunchFn launch;
-  int blocks_per_sm = 1;  // blocks one SM holds at once (a stream-K kernel's slots per SM)
-  bool persistent = false;  // one block (or cluster) per SM walks the tiles (the dispatcher's time estimate)
-  // cluster: CTAs per cluster of a persistent kernel (they walk units of
-  // `cluster` row tiles). speed: throughput per tile area relative to the
-  // step's fastest configuration (both dispatcher estimates use it).
-  // stream_k: a persistent kernel's last waves are shared out by k-slices
-  // (step 15).
-  // k_slice: a split-k kernel cuts k into parts of whole k_slice-deep slices.
-  int cluster = 1;
-  double speed = 1.0;
-  bool stream_k = false;
-  int k_slice = 1;
-  int fill_blocks = 1;  // blocks an SM needs to run at full speed (impl::fill_blocks)
-  // A step-08 stream-K kernel's plan costs (the dispatcher plans as its launcher does).
-  impl::StreamKCost stream_k_cost = impl::kSimtStreamK;
+  int blocks_per_sm = 1;    // blocks one SM holds at once (a stream-K kernel's slots per SM)
+  bool persistent = false;  // one block (or cluster) per SM walks the tiles
+  int cluster = 1;          // CTAs per cluster of a persistent kernel (they walk units of `cluster` row tiles)
+  double speed = 1.0;       // throughput per tile area relative to the step's fastest configuration
+  bool stream_k = false;    // the last waves may be shared out by k-slices
+  int k_slice = 1;          // k-slice depth (split-k parts and stream-K runs are whole slices)
+  impl::SimtShape simt;     // step 08: the configuration as the cost model sees it
+  impl::StreamKCost stream_k_cost = impl::kSimtStreamK;  // step 08's stream-K: what sharing costs
+  Copies copies = Copies::kNone;
+  // Aligned split-k on 64x64 tiles: the 4-warp configuration dispatch runs
+  // instead where the 2-warp blocks are few (impl::kFourWarpSplitMostBlocks).
+  impl::LaunchFn four_warps = nullptr;
+  impl::SimtShape four_warps_simt;
+  // A persistent kernel's clusters (blocks) that the GPU runs at once; the plan's grid.
+  impl::ResidentFn resident = nullptr;
+  // A registered kernel that takes the calls this one cannot (TMA's 32-bit
+  // coordinates, a 2D grid's rows): dispatch plans those on it instead.
+  const char* fallback = nullptr;
 };
 
 // In ladder order.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels/kernels.hpp"  // impl::to_sgemm
 
 namespace tessel::harness {
 
@@ -23,7 +22,19 @@ bool gpu_available(std::string* why) {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     cudaGetLastError();
-    if (why) *why = err != cudaSuccess ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : "0 devices";
+    if (!why) return false;
+    int driver = 0, runtime = 0;
+    if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0) {
+      *why = "no CUDA GPU is visible (no NVIDIA driver is loaded)";
+    } else if (err == cudaErrorInsufficientDriver && cudaDriverGetVersion(&driver) == cudaSuccess &&
+               cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
+      *why = "the NVIDIA driver supports CUDA " + version_string(driver) + " but tessel was built with CUDA " +
+             version_string(runtime) + ": update the driver";
+    } else if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0)) {
+      *why = "no CUDA GPU is visible";
+    } else {
+      *why = std::string("the CUDA runtime cannot reach a GPU: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
+    }
     return false;
   }
   return true;
@@ -106,7 +117,9 @@ std::string Cublas::description(const Precision& p) {
 
 void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
   if (is_sgemm(a.precision)) {
-    sgemm(impl::to_sgemm(a), stream);
+    sgemm(SgemmArgs{a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
+                    static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc},
+          stream);
     return;
   }
   auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };

@@ -92,20 +92,39 @@ std::string gpu_text(const GpuInfo& g) {
   return s;
 }
 
-std::string kernels_table(const std::vector<KernelInfo>& kernels) {
+namespace {
+std::string precisions_of(const KernelInfo& k) {
+  std::string types;
+  for (const Precision& p : k.precisions) types += (types.empty() ? "" : ",") + to_string(p);
+  return types;
+}
+std::string cc_of(const KernelInfo& k) {
+  return fmt::format("{}.{}{}", k.min_compute_capability / 10, k.min_compute_capability % 10,
+                     k.max_compute_capability == 0 ? "+" : "");
+}
+}  // namespace
+
+std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form) {
   size_t w = 12;
   for (const KernelInfo& k : kernels) w = std::max(w, k.name.size());
-  std::string s = fmt::format("{:>4}  {:<{}} {:<13} {:>6} {:>5}  {}\n", "step", "name", w, "dtype", "cc", "align",
-                              "what it does");
+  std::string s = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}\n", "step", "name", w, "dtype", "tile", "cc",
+                              "align", "notes");
   for (const KernelInfo& k : kernels) {
-    std::string types;
-    for (const Precision& p : k.precisions) types += (types.empty() ? "" : ",") + to_string(p);
-    s += fmt::format("{:>4}  {:<{}} {:<13} {:>6} {:>5}  {}{}\n", fmt::format("{:02d}", k.ladder_step), k.name, w, types,
-                     fmt::format("{}.{}{}", k.min_compute_capability / 10, k.min_compute_capability % 10,
-                                 k.max_compute_capability == 0 ? "+" : ""),
-                     k.alignment,
-                     k.summary, k.split_k ? " [split-k: atomics]" : "");
-    s += fmt::format("{:>{}}  accepts: {}\n", "", w + 34, k.constraints);
+    std::string line = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}", fmt::format("{:02d}", k.ladder_step),
+                                   k.name, w, precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
+                                   k.alignment, k.split_k ? "split-k (atomics)" : "");
+    s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+    if (long_form) s += fmt::format("      {}\n      accepts: {}\n", k.summary, k.constraints);
+  }
+  return s;
+}
+
+std::string kernels_markdown(const std::vector<KernelInfo>& kernels) {
+  std::string s = "| step | kernel | precisions | tile | GPU | what it does |\n|---:|---|---|---|---|---|\n";
+  for (const KernelInfo& k : kernels) {
+    s += fmt::format("| {:02d} | `{}` | {} | {}x{} | {} | {} |\n", k.ladder_step, k.name, precisions_of(k), k.tile_m,
+                     k.tile_n, k.max_compute_capability != 0 ? "sm_90a only" : "sm_" + std::to_string(k.min_compute_capability) + "+",
+                     k.summary);
   }
   return s;
 }

@@ -31,7 +31,10 @@ nlohmann::json to_json(const BenchRow& row);
 nlohmann::json bench_json(const RunInfo& run, const std::vector<BenchRow>& rows);
 
 std::string gpu_text(const GpuInfo& gpu);
-std::string kernels_table(const std::vector<KernelInfo>& kernels);
+// `tessel list`: a line per kernel (long_form: with what it does and the shapes it accepts).
+std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form = false);
+// `tessel list --markdown`: the ladder as README's table.
+std::string kernels_markdown(const std::vector<KernelInfo>& kernels);
 std::string bench_table(const std::vector<BenchRow>& rows);
 
 }  // namespace tessel::harness

@@ -76,40 +76,48 @@ cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64
   return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
 }
 
-template <class Args>
-cudaError_t flip_operands(Args* args, bool flip_a, bool flip_b, bool round_tf32, cudaStream_t stream) {
-  if (!flip_a && !flip_b) return cudaSuccess;
-  // Each operand as stored: rows x cols with leading dimension ld; A with
-  // op N is m x k, with op T k x m; B with op N is k x n, with op T n x k.
-  struct Stored {
-    int64_t rows, cols;
-    size_t bytes;  // of the copy, cols rows of flipped_ld(rows), in whole 256-byte units
-  };
-  auto stored = [](bool flip, bool outer_first, int64_t outer, int64_t k) {
-    const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
-    return Stored{rows, cols, flip ? (size_t(cols * flipped_ld(rows)) * sizeof(float) + 255) / 256 * 256 : 0};
-  };
-  const Stored a = stored(flip_a, args->opA == Op::N, args->m, args->k);
-  const Stored b = stored(flip_b, args->opB == Op::T, args->n, args->k);
+namespace {
+
+// One operand as stored: rows x cols; A with op N is m x k, with op T k x m;
+// B with op N is k x n, with op T n x k. bytes: of its copy, cols rows of
+// flipped_ld(rows), in whole 256-byte units (0 when not copied).
+struct Stored {
+  int64_t rows, cols;
+  size_t bytes;
+};
+Stored stored(bool flip, bool outer_first, int64_t outer, int64_t k) {
+  const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
+  return Stored{rows, cols, flip ? (size_t(cols * flipped_ld(rows)) * sizeof(float) + 255) / 256 * 256 : 0};
+}
+Stored stored_a(const GemmArgs& a, bool flip) { return stored(flip, a.opA == Op::N, a.m, a.k); }
+Stored stored_b(const GemmArgs& a, bool flip) { return stored(flip, a.opB == Op::T, a.n, a.k); }
+
+}  // namespace
+
+size_t flipped_bytes(const GemmArgs& args, bool flip_a, bool flip_b) {
+  return stored_a(args, flip_a).bytes + stored_b(args, flip_b).bytes;
+}
+
+cudaError_t flip_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream) {
+  if (!plan.copy_a && !plan.copy_b) return cudaSuccess;
+  const Stored a = stored_a(*args, plan.copy_a), b = stored_b(*args, plan.copy_b);
   void* ws = nullptr;
-  if (cudaError_t err = stream_workspace(stream, a.bytes + b.bytes, &ws, WorkspaceUse::kOperands); err != cudaSuccess) {
+  if (cudaError_t err = stream_workspace(stream, plan.operand_bytes, &ws, WorkspaceUse::kOperands); err != cudaSuccess) {
     return err;
   }
-  auto flip = [&](const Stored& s, auto& ptr, int64_t& ld, Op& op, float* dst) {
+  auto flip = [&](const Stored& s, const void*& ptr, int64_t& ld, Op& op, float* dst) {
     const int64_t ldd = flipped_ld(s.rows);
     const cudaError_t err =
-        launch_transpose(static_cast<const float*>(ptr), s.rows, s.cols, ld, dst, ldd, round_tf32, stream);
+        launch_transpose(static_cast<const float*>(ptr), s.rows, s.cols, ld, dst, ldd, plan.round_tf32, stream);
     if (err == cudaSuccess) ptr = dst, ld = ldd, op = op == Op::N ? Op::T : Op::N;
     return err;
   };
   float* const a_copy = static_cast<float*>(ws);
   float* const b_copy = reinterpret_cast<float*>(static_cast<char*>(ws) + a.bytes);
-  if (flip_a) {
+  if (plan.copy_a) {
     if (cudaError_t err = flip(a, args->A, args->lda, args->opA, a_copy); err != cudaSuccess) return err;
   }
-  return flip_b ? flip(b, args->B, args->ldb, args->opB, b_copy) : cudaSuccess;
+  return plan.copy_b ? flip(b, args->B, args->ldb, args->opB, b_copy) : cudaSuccess;
 }
-template cudaError_t flip_operands(SgemmArgs*, bool, bool, bool, cudaStream_t);
-template cudaError_t flip_operands(GemmArgs*, bool, bool, bool, cudaStream_t);
 
 }  // namespace tessel::impl

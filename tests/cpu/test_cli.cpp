@@ -39,9 +39,10 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
   };
   const std::vector<Case> cases = {
       {{}, "subcommand"},
-      {{"frobnicate"}, "subcommand"},
+      {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"bench", "--kernel", "nope"}, "unknown kernel 'nope'"},
       {{"verify", "--kernel", "naive,nope"}, "unknown kernel 'nope'"},
+      {{"bench", "--kernel", "pipelined_splitkk"}, "did you mean pipelined_splitk"},
       {{"bench", "--sizes", "10:5:1"}, "LAST < FIRST"},
       {{"bench", "--sizes", "0:-1:1"}, "'-1'"},
       {{"bench", "--ops", "XX"}, "bad op pair 'XX'"},
@@ -66,6 +67,27 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
     EXPECT_EQ(r.code, tessel::cli::kExitUsage) << joined << "\n" << r.err;
     EXPECT_NE((r.err + r.out).find(c.needle), std::string::npos) << joined << "\nerr: " << r.err;
   }
+}
+
+// One line per kernel, readable at 100 columns; --markdown is README's table.
+TEST(Cli, ListFitsATerminalAndRendersMarkdown) {
+  const Result r = run({"list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::istringstream lines(r.out);
+  size_t count = 0;
+  for (std::string line; std::getline(lines, line); ++count) EXPECT_LE(line.size(), 100u) << line;
+  EXPECT_EQ(count, tessel::kernels().size() + 1);
+  const Result md = run({"list", "--markdown"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("| step | kernel |", 0), 0u) << md.out;
+  for (const auto& k : tessel::kernels()) EXPECT_NE(md.out.find("`" + k.name + "`"), std::string::npos) << k.name;
+  const Result lg = run({"list", "--long"});
+  EXPECT_NE(lg.out.find("accepts:"), std::string::npos);
+}
+
+TEST(Cli, UnknownKernelMessageIsShort) {
+  const Result r = run({"bench", "--kernel", "nope"});
+  EXPECT_LT(r.err.size(), 200u) << r.err;
 }
 
 // The precisions --dtype accepts are the ones the library names, and the

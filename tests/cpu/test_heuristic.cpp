@@ -4,9 +4,9 @@
 // FP32 bar names.
 #include <gtest/gtest.h>
 
+#include "dispatch/cost_model.hpp"
 #include "dispatch/heuristic.hpp"
-#include "kernels/stream_k_plan.hpp"
-#include "kernels/simt/configs.hpp"
+#include "dispatch/plan.hpp"
 
 namespace {
 
@@ -84,11 +84,12 @@ TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
 
 TEST(Heuristic, BlocksThatFillAnSm) {
   using namespace tessel::impl;
-  EXPECT_EQ((fill_blocks<Pipelined64x64, true>()), 2);       // 2 warps a block: two give each scheduler one
-  EXPECT_EQ((fill_blocks<Pipelined64x64, false>()), 4);      // element-wise loads: all it holds
-  EXPECT_EQ((fill_blocks<Pipelined128x128, true>()), 2);     // the blocks it holds
-  EXPECT_EQ((fill_blocks<PipelinedAny128x128, false>()), 2);
-  EXPECT_EQ((fill_blocks<Pipelined128x256, true>()), 1);
+  auto fill = [](const char* name) { return fill_blocks(tessel::find_entry(name)->simt); };
+  EXPECT_EQ(fill("pipelined_64x64"), 2);      // 2 warps a block: two give each scheduler one
+  EXPECT_EQ(fill("pipelined_any_64x64"), 4);  // element-wise loads: all it holds
+  EXPECT_EQ(fill("pipelined"), 2);            // the blocks it holds
+  EXPECT_EQ(fill("pipelined_any"), 2);
+  EXPECT_EQ(fill("pipelined_128x256"), 1);
   // Rounds of them: 5 blocks where 4 make a round cost 8; 3 where 2 do, 4.
   EXPECT_EQ(busiest_sm_blocks(5 * 132, 132, 4), 8);
   EXPECT_EQ(busiest_sm_blocks(2 * 132 + 1, 132, 2), 4);
@@ -147,17 +148,22 @@ TEST(Heuristic, HopperStreamKOnTheTmaLoop) {
 // transposed on its way in (896^3 NT 53.8 -> 49.0, 3072x256x768 NT 57.1 ->
 // 45.0), else 2 warps (896^3 TN: 784 blocks; 4 warps lost 41.5 -> 44.7 us).
 TEST(Heuristic, SplitKFourWarpsWhereBlocksAreFew) {
-  using tessel::impl::split_k_four_warps;
-  for (int64_t s : {256, 512, 704, 832}) EXPECT_TRUE(split_k_four_warps(s, s, s, 132, false)) << s;
-  EXPECT_TRUE(split_k_four_warps(300, 300, 5000, 132, false));   // 250 blocks
-  EXPECT_TRUE(split_k_four_warps(4096, 64, 300, 132, false));    // 256
-  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 132, false));   // 784
-  EXPECT_FALSE(split_k_four_warps(1200, 1200, 400, 132, false)); // 722
-  EXPECT_FALSE(split_k_four_warps(2100, 2100, 300, 132, false)); // 1089
-  EXPECT_FALSE(split_k_four_warps(896, 896, 896, 66, false));    // on half the SMs
-  EXPECT_TRUE(split_k_four_warps(896, 896, 896, 132, true));     // 784 blocks, an operand transposed
-  EXPECT_TRUE(split_k_four_warps(1200, 1200, 400, 132, true));   // 722
-  EXPECT_FALSE(split_k_four_warps(1152, 1152, 1152, 132, true)); // 1296
+  // Whether dispatch's plan for pipelined_splitk runs the 4-warp configuration.
+  auto four_warps = [](int64_t m, int64_t n, int64_t k, int sms, bool transposing) {
+    const tessel::KernelEntry* e = tessel::find_entry("pipelined_splitk");
+    tessel::GemmArgs a{transposing ? tessel::Op::N : tessel::Op::T, tessel::Op::N, m, n, k};
+    return tessel::make_plan(*e, a, sms).launch == e->four_warps;
+  };
+  for (int64_t s : {256, 512, 704, 832}) EXPECT_TRUE(four_warps(s, s, s, 132, false)) << s;
+  EXPECT_TRUE(four_warps(300, 300, 5000, 132, false));   // 250 blocks
+  EXPECT_TRUE(four_warps(4096, 64, 300, 132, false));    // 256
+  EXPECT_FALSE(four_warps(896, 896, 896, 132, false));   // 784
+  EXPECT_FALSE(four_warps(1200, 1200, 400, 132, false)); // 722
+  EXPECT_FALSE(four_warps(2100, 2100, 300, 132, false)); // 1089
+  EXPECT_FALSE(four_warps(896, 896, 896, 66, false));    // on half the SMs
+  EXPECT_TRUE(four_warps(896, 896, 896, 132, true));     // 784 blocks, an operand transposed
+  EXPECT_TRUE(four_warps(1200, 1200, 400, 132, true));   // 722
+  EXPECT_FALSE(four_warps(1152, 1152, 1152, 132, true)); // 1296
 }
 
 TEST(Heuristic, SmallOutputsSplitK) {
@@ -194,13 +200,14 @@ TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
 TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   using namespace tessel::impl;
   // copy_pays for an operand of mn x k read through registers, on 132 SMs;
-  // the cases measured on the H100 (configs.hpp).
-  auto big = [](int64_t m, int64_t n, int64_t k, int64_t mn, bool b = false) {  // 128x256 tiles, 1 block per SM
+  // the cases measured on the H100 (docs/ladder.md).
+  auto shape = [](const char* name) { return tessel::find_entry(name)->simt; };
+  auto big = [&](int64_t m, int64_t n, int64_t k, int64_t mn, bool b = false) {  // 128x256 tiles, 1 block per SM
     const int64_t tiles = (m + 127) / 128 * ((n + 255) / 256);
-    return copy_pays(2.0 * m * n * k, mn, k, tiles, 132, register_path<Pipelined128x256, true>(b));
+    return copy_pays(2.0 * m * n * k, mn, k, tiles, 132, register_path(shape("pipelined_128x256"), b, false));
   };
-  auto small = [](int64_t m, int64_t n, int64_t k, int64_t blocks) {  // aligned 64x64 tiles, A copied
-    return copy_pays(2.0 * m * n * k, m, k, blocks, 132 * 4, register_path<Pipelined64x64, true>(false));
+  auto small = [&](int64_t m, int64_t n, int64_t k, int64_t blocks) {  // aligned 64x64 tiles, A copied
+    return copy_pays(2.0 * m * n * k, m, k, blocks, 132 * 4, register_path(shape("pipelined_64x64"), false, false));
   };
   EXPECT_TRUE(big(4096, 4096, 4096, 4096));
   EXPECT_TRUE(big(4096, 4096, 1024, 4096));
@@ -227,9 +234,9 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   EXPECT_FALSE(small(640, 640, 640, 1000));    // too small to pay for the copy's launch
   // The unaligned kernels: as the 128x256 tiles.
   EXPECT_FALSE(copy_pays(2.0 * 127 * 4097 * 1000, 127, 1000, 2 * 65 * 8, 132 * 4,
-                         register_path<Pipelined64x64, false>(false)));
+                         register_path(shape("pipelined_any_64x64"), false, false)));
   EXPECT_TRUE(copy_pays(2.0 * 3071 * 3071 * 3071, 3071, 3071, 24 * 24, 132 * 2,
-                        register_path<PipelinedAny128x128, false>(false)));
+                        register_path(shape("pipelined_any"), false, false)));
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {

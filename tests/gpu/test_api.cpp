@@ -12,7 +12,7 @@
 #include "gpu/gpu_test.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
-#include "kernels/stream_k_plan.hpp"
+#include "dispatch/cost_model.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include "dispatch/registry.hpp"
 #include "gpu/gpu_test.hpp"
 #include "harness/verify.hpp"
-#include "kernels/simt/configs.hpp"
-#include "kernels/stream_k_plan.hpp"
+#include "dispatch/cost_model.hpp"
+#include "dispatch/plan.hpp"
 #include "kernels/workspace.hpp"
 
 namespace {
@@ -167,6 +167,7 @@ TEST_P(CopyTest, TransposedCopies) {
     const char* ops;
     bool a, b;  // which operands the rule copies (those with op N for A, op T for B)
   };
+  const SimtShape big_tiles = tessel::find_entry("pipelined_128x256")->simt;
   Cublas cublas;
   uint64_t seed = 60;
   for (const Case& cs : {Case{{900, 4100, 8400}, "NN,NT", true, false}, Case{{901, 4097, 8401}, "NN,NT", true, false},
@@ -176,9 +177,9 @@ TEST_P(CopyTest, TransposedCopies) {
     // (for the 128x256 tiles, whose rule is the strictest; leading dimensions come in their units)
     const int64_t tiles = (shape.m + 127) / 128 * ((shape.n + 255) / 256);
     const double flops = 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
-    EXPECT_EQ(copy_pays(flops, shape.m, shape.k, tiles, 132, register_path<Pipelined128x256, true>(false)), cs.a)
+    EXPECT_EQ(copy_pays(flops, shape.m, shape.k, tiles, 132, register_path(big_tiles, false, false)), cs.a)
         << to_string(shape);
-    EXPECT_EQ(copy_pays(flops, shape.n, shape.k, tiles, 132, register_path<Pipelined128x256, true>(true)), cs.b)
+    EXPECT_EQ(copy_pays(flops, shape.n, shape.k, tiles, 132, register_path(big_tiles, true, false)), cs.b)
         << to_string(shape);
     for (const OpPair& ops : parse_ops(cs.ops)) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 0, align}, Setting{-0.75f, 1.25f, align > 1 ? 4 : 3, align}}) {
@@ -256,10 +257,8 @@ TEST_P(Step08StreamKTest, SharedTilesAddUp) {
   uint64_t seed = 80;
   bool whole_tiles = false;  // some shape has whole waves for the tile kernel before the shared runs
   for (const Shape& shape : {Shape{300, 1000, 3000}, Shape{1100, 4100, 1000}, Shape{127, 1001, 4097}}) {
-    const int64_t tm = entry->info.tile_m, tn = entry->info.tile_n;
-    const int64_t tiles = (shape.m + tm - 1) / tm * ((shape.n + tn - 1) / tn);
-    const tessel::impl::StreamKPlan plan = tessel::impl::plan_step08_stream_k(
-        tiles, shape.k, entry->k_slice, sms * entry->blocks_per_sm, nullptr, entry->stream_k_cost);
+    const tessel::GemmArgs call{tessel::Op::T, tessel::Op::N, shape.m, shape.n, shape.k};
+    const tessel::impl::StreamKPlan plan = tessel::make_plan(*entry, call, sms).stream_k;
     EXPECT_GT(plan.sharing, 0) << to_string(shape) << " is not shared";
     whole_tiles = whole_tiles || plan.whole > 0;
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {

@@ -1,47 +1,22 @@
 // Ladder step 08 on Hopper: the 128 x 256 FP32 kernel with its k-slices
 // brought in by TMA, and stream-K on that loop (pipelined_128x256_streamk_tma).
 //
-// Step 08 (08_pipelined.cuh) copies each k-slice with cp.async: every thread
-// computes the addresses of its six 16-byte chunks, issues them, and the
-// loaders keep pointers and strides in registers for the whole loop. Here
-// thread 0 asks the TMA unit for the slice, two boxes (128 x 32 of A, 256 x
-// 32 of B, out-of-bounds elements filled with zeros), and the block learns
-// that they arrived from an mbarrier. The loop keeps step 08's shape (two
-// stages, the next slice requested part-way through the slice, the block
-// barrier before the slice's last k-step) and its FFMAs (read_fragments,
-// multiply_fragments), with 211 registers instead of 227.
-//
-// With step 08's 16-deep slices the tile kernel ran no faster for it (H100,
-// 4096^3: 2659 against 2658 us); the freed registers made stream-K pay
-// (twenty-fifth session). What made the loop itself faster is depth: the
-// slices are 32 k-steps deep, run as two loop iterations of 16 unrolled
-// steps (PipelinedTma128x256), so a block meets at the barrier and waits
-// on an mbarrier half as often, and the loop body stays the length of a
-// 16-deep slice (unrolled whole, the 32-step body outgrew the instruction
-// cache and ran up to 14% slower). Whole tiles run 2.5-4.5% faster than
-// pipelined_128x256's on the H100 (2048^3 TN 346 -> 330 us, 4096x4096x1024
-// 684 -> 667), auto at 4096^3 NN 2681 -> 2609 us (99.4 -> 102.1% of cuBLAS),
-// 8192^3 20920 -> 20290 (bench/results/2026-11-25-h100-fp32-k32). Its
-// stream-K plan is kSimtTmaStreamK's, in 32-deep slices.
-//
-// The loop is compiled for A with op T and B with op N, the operands whose
-// stored rows run along the tile (TMA cannot transpose); A with op N and B
-// with op T are first copied transposed (flip_operands), as step 08's
-// stream-K always does. Transposing them in the kernel instead, through a
-// staging buffer in shared memory, ran 3.5% slower than TN at 4096^3 (the
-// copy costs 2%); reading A as stored, four k-steps of a row per LDS.128,
-// 15% slower (docs/ladder.md).
+// Step 08 (08_pipelined.cuh) copies each k-slice with cp.async, every thread
+// computing and issuing its own 16-byte chunks. Here thread 0 asks the TMA
+// unit for the slice (two boxes, out-of-bounds elements zero-filled) and the
+// block learns of its arrival from an mbarrier. The loop keeps step 08's
+// shape and FFMAs (read_fragments, multiply_fragments) with fewer registers,
+// in 32-deep slices run as two iterations of 16 unrolled k-steps.
+// TMA cannot transpose: the loop reads A with op T and B with op N, and
+// dispatch has the other layouts copied transposed first. Dispatch also
+// sends calls TMA cannot address to step 08's cp.async stream-K instead.
+// docs/ladder.md, "Step 08 on Hopper", has the measurements.
 #include "device/sm90.cuh"
 #include "kernels/hopper/tensor_map.hpp"
 #include "kernels/simt/08_pipelined.cuh"
+#include "kernels/workspace.hpp"
 
 namespace tessel::impl {
-
-// Step 08's cp.async stream-K (instantiated in 08_pipelined_128x256.cu): the
-// fallback for sizes TMA cannot address and grids the 2D launch cannot hold.
-extern template cudaError_t launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>(const SgemmArgs&,
-                                                                                           cudaStream_t);
-constexpr auto launch_fallback = launch_pipelined<Pipelined128x256, true, Schedule::kStreamK>;
 
 namespace {
 
@@ -179,17 +154,11 @@ cudaError_t allow_smem(Kernel kernel) {
 
 }  // namespace
 
-cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t stream) {
-  constexpr int64_t kTmaMax = int64_t(1) << 31;  // TMA coordinates are 32-bit
-  if (args.m >= kTmaMax || args.n >= kTmaMax || args.k >= kTmaMax) {
-    return launch_fallback(args, stream);
-  }
-  const bool copy_a = args.opA == Op::N, copy_b = args.opB == Op::T;
-  if (copy_a || copy_b) {
-    SgemmArgs t = args;
-    if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;
-    return launch_pipelined_tma_streamk(t, stream);
-  }
+cudaError_t launch_pipelined_tma_streamk(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream) {
+  GemmArgs flipped = call;  // A with op T and B with op N, as the loop reads them
+  if (cudaError_t err = flip_operands(&flipped, plan, stream); err != cudaSuccess) return err;
+  const SgemmArgs args = to_sgemm(flipped);
+  if (args.opA != Op::T || args.opB != Op::N) return cudaErrorInvalidValue;
   TmaMaps maps;
   auto map = [&](CUtensorMap* m, const float* x, int64_t extent, int64_t ld, int box) {
     return make_tensor_map_swizzled(m, x, DType::kF32, extent, args.k, ld, box, Cfg::kBK, false,
@@ -197,20 +166,17 @@ cudaError_t launch_pipelined_tma_streamk(const SgemmArgs& args, cudaStream_t str
   };
   if (cudaError_t err = map(&maps.a, args.A, args.m, args.lda, Cfg::kBM); err != cudaSuccess) return err;
   if (cudaError_t err = map(&maps.b, args.B, args.n, args.ldb, Cfg::kBN); err != cudaSuccess) return err;
-  int sms = 0;
-  if (cudaError_t err = current_sms(sms); err != cudaSuccess) return err;
-  const int64_t tiles_m = device::ceil_div(args.m, Cfg::kBM), tiles_n = device::ceil_div(args.n, Cfg::kBN);
-  StreamKWork sk;
-  static_cast<StreamKPlan&>(sk) =
-      plan_step08_stream_k(tiles_m * tiles_n, args.k, Cfg::kBK, sms, nullptr, kSimtTmaStreamK);  // as the dispatcher
-  if (sk.sharing == 0) {  // whole tiles only
-    if (tiles_m > device::kMaxGridY) return launch_fallback(args, stream);
+  if (plan.stream_k.sharing == 0) {  // whole tiles only, on a 2D grid (dispatch checked that it fits)
     auto kernel = tma_tile_kernel<false>;
     if (cudaError_t err = allow_smem(kernel); err != cudaSuccess) return err;
-    kernel<<<dim3(unsigned(tiles_n), unsigned(tiles_m)), Cfg::kThreads, kSmem, stream>>>(maps, args);
+    const dim3 grid(unsigned(device::ceil_div(args.n, Cfg::kBN)), unsigned(device::ceil_div(args.m, Cfg::kBM)));
+    kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(maps, args);
     return cudaGetLastError();
   }
-  if (cudaError_t err = stream_k_workspace(stream, sms, Cfg::kBM * Cfg::kBN, &sk.flags, &sk.partials);
+  StreamKWork sk;
+  static_cast<StreamKPlan&>(sk) = plan.stream_k;
+  if (cudaError_t err = stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags,
+                                           &sk.partials);
       err != cudaSuccess) {
     return err;
   }

@@ -80,12 +80,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }  // namespace
 
 template <DType AB>
-cudaError_t launch_tma_wgmma(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_tma_wgmma(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  return launch_tiled<Cfg, AB, false>(a, stream, [](auto ta, auto tb) { return tma_wgmma_kernel<T, ta, tb>; });
+  return launch_tiled<Cfg, AB, false>(a, plan, stream, [](auto ta, auto tb) { return tma_wgmma_kernel<T, ta, tb>; });
 }
 
-template cudaError_t launch_tma_wgmma<DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_tma_wgmma<DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_tma_wgmma<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_tma_wgmma<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
 }  // namespace tessel::impl

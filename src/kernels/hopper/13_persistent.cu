@@ -63,12 +63,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }  // namespace
 
 template <DType AB>
-cudaError_t launch_persistent(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_persistent(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  return launch_tiled<Cfg, AB, true>(a, stream, [](auto ta, auto tb) { return persistent_kernel<T, ta, tb>; });
+  return launch_tiled<Cfg, AB, true>(a, plan, stream, [](auto ta, auto tb) { return persistent_kernel<T, ta, tb>; });
 }
 
-template cudaError_t launch_persistent<DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_persistent<DType::kBF16>(const GemmArgs&, cudaStream_t);
+template <DType AB>
+cudaError_t resident_persistent(int* blocks) {
+  using T = typename device::CudaType<AB>::type;
+  return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(persistent_kernel<T, false, true>, blocks);
+}
+
+template cudaError_t launch_persistent<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_persistent<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t resident_persistent<DType::kF16>(int*);
+template cudaError_t resident_persistent<DType::kBF16>(int*);
 
 }  // namespace tessel::impl

@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 // Launches the kernel of op pair (TA, TB) for the validated call a.
 template <class Cfg, class T, bool TA, bool TB>
-cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
   const int64_t cluster_tiles = ClusterTiles<Cfg>(a.m, a.n).count();
@@ -97,7 +97,7 @@ cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
   int clusters = 0;
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
   if (clusters < 1) return cudaErrorInvalidConfiguration;
-  const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, clusters) * kPair);
+  const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, plan.clusters) * kPair);
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
@@ -108,39 +108,55 @@ cudaError_t launch_ops(const GemmArgs& a, cudaStream_t stream) {
 }  // namespace
 
 // f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP32 as
-// tf32: wgmma reads tf32 K-major only, so operands stored otherwise are
-// first copied transposed (flip_operands) and one kernel (op pair N, T)
-// serves every call.
+// tf32: wgmma reads tf32 K-major only, so the plan has operands stored
+// otherwise copied transposed (and rounded) first, and one kernel (op pair
+// N, T) serves every call; operands already K-major are rounded by TMA as it
+// loads them (tensor maps of type TFLOAT32).
 template <class Cfg, DType AB>
-cudaError_t launch_cluster(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB) return cudaErrorInvalidValue;
   if constexpr (AB == DType::kF32) {
-    // Operands already K-major are read in place: TMA rounds them to tf32
-    // as it loads them (tensor maps of type TFLOAT32, make_operand_maps);
-    // the copies are rounded as they are made.
     GemmArgs k_major = a;
-    if (cudaError_t err = flip_operands(&k_major, a.opA == Op::T, a.opB == Op::N, true, stream); err != cudaSuccess) {
-      return err;
-    }
-    return launch_ops<Cfg, T, false, true>(k_major, stream);
+    if (cudaError_t err = flip_operands(&k_major, plan, stream); err != cudaSuccess) return err;
+    if (k_major.opA != Op::N || k_major.opB != Op::T) return cudaErrorInvalidValue;
+    return launch_ops<Cfg, T, false, true>(k_major, plan, stream);
   } else {
-    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, stream); });
+    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, plan, stream); });
   }
 }
 
+template <class Cfg, DType AB>
+cudaError_t resident_cluster(int* clusters) {
+  using T = typename device::CudaType<AB>::type;
+  return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(cluster_kernel<Cfg, T, false, true>, clusters);
+}
+
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_cluster<Cluster128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x256, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x256, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x256, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x192, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster128x128, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_cluster<Cluster64x128, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+
+template cudaError_t resident_cluster<Cluster128x256, DType::kF16>(int*);
+template cudaError_t resident_cluster<Cluster128x256, DType::kBF16>(int*);
+template cudaError_t resident_cluster<Cluster128x128, DType::kF16>(int*);
+template cudaError_t resident_cluster<Cluster128x128, DType::kBF16>(int*);
+template cudaError_t resident_cluster<Cluster128x192, DType::kF16>(int*);
+template cudaError_t resident_cluster<Cluster128x192, DType::kBF16>(int*);
+template cudaError_t resident_cluster<Cluster64x128, DType::kF16>(int*);
+template cudaError_t resident_cluster<Cluster64x128, DType::kBF16>(int*);
+template cudaError_t resident_cluster<Cluster128x256, DType::kF32>(int*);
+template cudaError_t resident_cluster<Cluster128x192, DType::kF32>(int*);
+template cudaError_t resident_cluster<Cluster128x128, DType::kF32>(int*);
+template cudaError_t resident_cluster<Cluster64x128, DType::kF32>(int*);
 
 }  // namespace tessel::impl

@@ -29,7 +29,7 @@
 //    kernel holds SMs), the clusters waited for are running or done.
 //  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
 //  - Handing partial sums over is not free (measured on an H100: ~10 slice
-//    times each), so the plan (kernels/stream_k_plan.hpp) shares
+//    times each), so the plan (dispatch/cost_model.hpp) shares
 //    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
 //    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
 //    tiles, held-tile epilogue included. Where the plan shares, results
@@ -45,7 +45,6 @@
 #include "kernels/hopper/configs.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
-#include "kernels/stream_k_plan.hpp"
 #include "kernels/workspace.hpp"
 
 namespace tessel::impl {
@@ -149,26 +148,23 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 }  // namespace
 
 template <class Cfg, DType AB>
-cudaError_t launch_stream_k(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_stream_k(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   constexpr int kPair = Cfg::kCluster;
   const int64_t units = ClusterTiles<Cfg>(a.m, a.n).count();
-  const int64_t slices = device::ceil_div(a.k, device::sm90::kSliceK);
-  if (units * kPair > INT32_MAX || units * slices > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  if (units * kPair > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
   const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
     auto kernel = stream_k_kernel<Cfg, T, ta, tb>;
-    int clusters = 0;
-    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
-    if (clusters < 1) return cudaErrorInvalidConfiguration;
     StreamKWork sk;  // partial sums: one slot per CTA and consumer warpgroup
-    static_cast<StreamKPlan&>(sk) = plan_stream_k(units, slices, clusters);
+    static_cast<StreamKPlan&>(sk) = plan.stream_k;
     // Clusters with work: every one when some units go whole, else those sharing (or one per unit).
-    const int64_t used = sk.sharing == 0 ? std::min<int64_t>(units, clusters) : sk.whole > 0 ? clusters : sk.sharing;
+    const int64_t used =
+        sk.sharing == 0 ? std::min<int64_t>(units, plan.clusters) : sk.whole > 0 ? plan.clusters : sk.sharing;
     if (sk.sharing > 0) {
-      const int64_t slots = int64_t(clusters) * kPair * Cfg::kConsumers;
-      if (cudaError_t err = stream_k_workspace(stream, slots, Cfg::kBM / Cfg::kConsumers * Cfg::kBN, &sk.flags, &sk.partials);
+      if (cudaError_t err =
+              stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags, &sk.partials);
           err != cudaSuccess) {
         return err;
       }
@@ -181,8 +177,17 @@ cudaError_t launch_stream_k(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
+template <class Cfg, DType AB>
+cudaError_t resident_stream_k(int* clusters) {
+  using T = typename device::CudaType<AB>::type;
+  return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(stream_k_kernel<Cfg, T, false, true>, clusters);
+}
+
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+
+template cudaError_t resident_stream_k<Cluster128x256, DType::kF16>(int*);
+template cudaError_t resident_stream_k<Cluster128x256, DType::kBF16>(int*);
 
 }  // namespace tessel::impl

@@ -11,7 +11,7 @@
 
 #include "device/common.cuh"
 #include "device/sm90.cuh"
-#include "kernels/stream_k_plan.hpp"
+#include "kernels/launch_plan.hpp"
 #include "kernels/hopper/tensor_map.hpp"
 
 namespace tessel::impl {
@@ -114,7 +114,9 @@ cudaLaunchAttribute cluster_attribute() {
 // for them only the first time): raises kernel's dynamic shared memory
 // limit to Ops::kSmemBytes and returns in *resident how many clusters of
 // Ops::kCluster blocks (single blocks when kCluster is 1) the GPU runs at
-// once; 0 when none fits (a partitioned GPU): the launchers then refuse.
+// once; 0 when none fits (a partitioned GPU): launch_sm90 then refuses.
+// Grids larger than that still finish: the persistent kernels wait only on
+// lower-indexed clusters.
 template <class Cfg, class Ops, class... Params>
 cudaError_t prepare_kernel(void (*kernel)(Params...), int* resident) {
   static std::mutex mutex;
@@ -171,10 +173,10 @@ cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t s
 
 // The launch of steps 11-13 for the call's op pair: builds A's and B's
 // tensor maps and launches kernel_for(ta, tb) (a kernel taking (map_a,
-// map_b, TcParams<T>)) on one block per tile or, when Persistent, on as
-// many blocks as the GPU runs at once (each walks several tiles).
+// map_b, TcParams<T>)) on one block per tile or, when Persistent, on the
+// plan's blocks (each walks several tiles).
 template <class Cfg, DType AB, bool Persistent, class KernelFor>
-cudaError_t launch_tiled(const GemmArgs& a, cudaStream_t stream, KernelFor kernel_for) {
+cudaError_t launch_tiled(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, KernelFor kernel_for) {
   using T = typename device::CudaType<AB>::type;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
@@ -182,12 +184,7 @@ cudaError_t launch_tiled(const GemmArgs& a, cudaStream_t stream, KernelFor kerne
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
     auto kernel = kernel_for(ta, tb);
-    unsigned grid = unsigned(tiles);
-    if constexpr (Persistent) {
-      int resident = 0;
-      if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
-      grid = unsigned(std::min<int64_t>(tiles, resident));
-    }
+    const unsigned grid = unsigned(Persistent ? std::min<int64_t>(tiles, plan.clusters) : tiles);
     CUtensorMap map_a, map_b;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
     return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, p);

@@ -1,70 +1,16 @@
-// Ladder step 08 — pipelined: double-buffered shared memory fed by cp.async.
+// Ladder step 08 — pipelined: double-buffered shared memory fed by cp.async
+// (the device code; the launcher is 08_pipelined_launch.cuh).
 //
-// Step 07 copies a k-slice, waits at a barrier, computes, waits again: while
-// the copy is in flight the FMA units idle, and while they work no memory
-// request is outstanding. Here shared memory holds two k-slices. While the
-// warps compute on one, the next is already on its way into the other:
-//   * operands whose stored rows run along the tile's x dimension (A with
-//     op T, B with op N) go straight from global to shared memory with
-//     cp.async (16 bytes, no registers, edges zero-filled by the hardware);
-//   * operands that must be transposed on the way (A with op N, B with op T)
-//     are loaded into registers (LDG.128) before the math and written to
-//     shared memory after it, so their latency hides behind the FMAs too.
-// (Copying them with 4-byte cp.async instead, one element at a time, lost up
-// to 23%: docs/ladder.md.) One barrier per k-slice instead of two, and it
-// comes before the slice's last k-step, whose fragments are already in
-// registers: the next slice's first fragments then load while that step's
-// FFMAs run, and warps that reach the barrier late hold the others up
-// less (cuBLAS's SGEMM kernels place it so; on an H100 this and loading
-// whole slices without bounds tests took 128 x 256 at 4096^3 from 91% to
-// 97% of cuBLAS). Blocks
-// are launched in a swizzled order (groups of 8 block-rows) so that the
-// blocks resident together share panels of A and B in L2. Where a thread's
-// tile is taller than wide, its FFMAs go column by column (multiply_fragments).
-// Where both operands go by cp.async, the next slice's copy is issued
-// part-way through the slice (configs.hpp, CopyAtStep), not at its top,
-// where every warp's first fragment loads come right after the barrier:
-// 128 x 256 at 4096^3 TN on an H100, 97% -> 100% of cuBLAS.
-// A slice's k-steps are unrolled whole, or two per loop iteration where the
-// configuration says so for the register path (128x256: +3.5% at 2048^3 NN;
-// the 128x128 ones: no spills, up to +16 points of cuBLAS at 2048^3 NT).
-//
-// The kernels for unaligned arguments (registered as pipelined_any*) choose
-// per operand at launch: an operand whose rows start on 16-byte boundaries
-// is read as above; one that is not goes element by element, with 4-byte
-// cp.async where no transposing is needed (large unaligned shapes lost 4%
-// to element-wise loads into registers; skinny and split ones won 11-41%)
-// and through registers where it is. C's groups of four results are stored
-// with the widest accesses their addresses allow; split-k parts that would
-// add into an unaligned C go to a workspace instead (launch_pipelined).
-// On an H100, 127x4097x1000 went from 68% to 89% of cuBLAS (docs/ladder.md);
-// the split-k kernel's blocks of 4 warps (configs.hpp) took TT to 93-94%.
-//
-// A with op N costs the most to read (loads into registers, transposing
-// stores), and B with op T likewise. Where that costs more than a copy (a
-// large call whose blocks fill every SM), the launcher first copies such an
-// operand transposed into a workspace and reads that with cp.async instead
-// (configs.hpp, copy_pays): on an H100, 4096^3 NN 94.8% -> 98.3% of cuBLAS
-// (A), NT 90.5% -> 98% (B); 1200x1200x400 NN (64x64 tiles, split-k) 52 -> 46 us.
-//
-// Stream-K (the pipelined_128x256_streamk schedule): where the tiles do not
-// come out in whole waves, the full waves go to the tile kernel and the
-// remainder's k-slices are shared out evenly among a second launch of one
-// block per SM, partial sums handed between blocks through a workspace
-// (pipelined_stream_k_kernel). On an H100, 3072^3 went from 95% (split-k)
-// to 101% of cuBLAS, 2560^3 89 -> 97%, when one persistent kernel took the
-// whole tiles too; its k-loop there ran 8-9% slower than the tile kernel's
-// (more registers, another schedule). With the whole waves in the tile
-// kernel (twenty-second session): 2560^3 NN 738 -> 698 us, 3072^3 1204 ->
-// 1168, 5120^3 5429 (split-k) -> 5222.
-//
-// The seed worklogs' double-buffered kernels came out slower than their
-// warptiled ones; see docs/ladder.md for what we measured here and why.
-//
-// The launchers are instantiated in 08_pipelined.cu, 08_pipelined_any.cu (any
-// alignment) and, for the 128 x 256 configuration, 08_pipelined_128x256.cu,
-// which ptxas compiles at its highest register-usage level (CMakeLists.txt): +1.7% there, -2% for the
-// 128 x 128 configuration (docs/ladder.md, "What limits the best kernel now").
+// Step 07 copies a k-slice, waits, computes, waits again. Here shared memory
+// holds two k-slices: while the warps compute on one, the next is on its way.
+// Operands whose stored rows run along the tile (A with op T, B with op N) go
+// straight to shared memory by cp.async; those that must be transposed (A
+// with op N, B with op T) load into registers before the math and are
+// stored after it, unless dispatch has them copied transposed first. One
+// barrier per slice, before its last k-step, whose fragments are already in
+// registers. Blocks run in a swizzled order so that neighbours share panels
+// of A and B in L2. Split-k and stream-K schedules reuse the same k-loop.
+// docs/ladder.md, "Step 08", has the measurements behind each of these.
 #pragma once
 
 #include <algorithm>
@@ -73,10 +19,8 @@
 #include "device/common.cuh"
 #include "device/stream_k.cuh"
 #include "device/tile_load.cuh"
-#include "kernels/kernels.hpp"
+#include "kernels/kernels.hpp"  // Schedule, launch_plan.hpp
 #include "kernels/simt/configs.hpp"
-#include "kernels/stream_k_plan.hpp"
-#include "kernels/workspace.hpp"
 
 namespace tessel::impl {
 namespace {
@@ -300,7 +244,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
   store_tile<Cfg, AlignedC, Split>(p, i0, j0, acc);
 }
 
-// Stream-K's shared runs (the plan: kernels/stream_k_plan.hpp, as step 15;
+// Stream-K's shared runs (the plan: kernels/launch_plan.hpp, as step 15;
 // the whole tiles [0, sk.whole) went to pipelined_kernel, Linear, launched
 // before this). The k-slices of tiles sk.whole onwards, laid end to end tile
 // after tile, go in equal runs to blocks 0..sk.sharing-1 (the grid). A block
@@ -362,134 +306,5 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
 }
 
 }  // namespace
-
-// The current device's SM count.
-inline cudaError_t current_sms(int& sms) {
-  int device = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  return cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-}
-
-template <class Cfg, bool Aligned, Schedule S>
-cudaError_t launch_pipelined(const SgemmArgs& args, cudaStream_t stream) {
-  constexpr bool SplitK = S == Schedule::kSplitK;
-  int sms = 0;
-  if (cudaError_t err = current_sms(sms); err != cudaSuccess) return err;
-  const int64_t tiles = device::ceil_div(args.m, Cfg::kBM) * device::ceil_div(args.n, Cfg::kBN);
-  // Stream-K: one block per SM slot, sharing the last waves' k-slices where
-  // the plan says that pays (kSimtStreamK); else the tile schedule.
-  StreamKWork sk;
-  const int slots = sms * Cfg::kMinBlocks;
-  if constexpr (S == Schedule::kStreamK) {
-    static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
-    static_cast<StreamKPlan&>(sk) = plan_step08_stream_k(tiles, args.k, Cfg::kBK, slots);
-    if (sk.sharing == 0) return launch_pipelined<Cfg, Aligned, Schedule::kTiles>(args, stream);
-  }
-  int64_t per_split = args.k, splits = 1;
-  if constexpr (SplitK) {
-    per_split = split_k_depth<Cfg, Aligned>(tiles, args.k, sms);
-    splits = device::ceil_div(args.k, per_split);
-  }
-  // A with op N and B with op T are transposed on their way into the
-  // kernel's k-major tiles, through registers; with the other op they go
-  // straight in by cp.async, faster. Where the difference pays for a copy
-  // (configs.hpp, copy_pays), the kernel reads a transposed copy (the
-  // stream's operand workspace). Stream-K always does: its register path
-  // lost 10-17% where the tile schedule's did not (H100, NN against TN;
-  // 3072^3, 4096x4096x1024, 8192x1024x8192).
-  auto copies = [&](int64_t mn, bool b) {
-    if constexpr (S == Schedule::kStreamK) return copy_fits(mn, args.k);
-    return copy_pays(2.0 * double(args.m) * double(args.n) * double(args.k), mn, args.k, tiles * splits, slots,
-                     register_path<Cfg, Aligned>(b, splits > 1));
-  };
-  const bool copy_a = args.opA == Op::N && copies(args.m, false);
-  const bool copy_b = args.opB == Op::T && copies(args.n, true);
-  if (copy_a || copy_b) {
-    SgemmArgs t = args;
-    if (cudaError_t err = flip_operands(&t, copy_a, copy_b, false, stream); err != cudaSuccess) return err;
-    return launch_pipelined<Cfg, Aligned, S>(t, stream);
-  }
-  constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
-  if constexpr (S == Schedule::kStreamK) {
-    if (cudaError_t err = stream_k_workspace(stream, slots, Cfg::kBM * Cfg::kBN, &sk.flags, &sk.partials);
-        err != cudaSuccess) {
-      return err;
-    }
-    // Two launches: the whole waves' tiles by the tile kernel, at its speed,
-    // then the remainder's runs.
-    return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-      auto tiles_kernel = pipelined_kernel<Cfg, true, true, true, KSplit::kNone, ta, tb, true>;
-      auto runs_kernel = pipelined_stream_k_kernel<Cfg, ta, tb>;
-      for (const void* kernel : {reinterpret_cast<const void*>(tiles_kernel), reinterpret_cast<const void*>(runs_kernel)}) {
-        if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-            err != cudaSuccess) {
-          return err;
-        }
-      }
-      if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(args, args.k, 0);
-      runs_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(args, sk);
-      return cudaGetLastError();
-    });
-  }
-  // The parts of a split k add into C atomically where C's rows lie in
-  // 16-byte units. Where they do not, atomics cost more (127x4097x1000 NT,
-  // only C unaligned: 77% of cuBLAS against 87% aligned), so the parts go
-  // to a workspace, each its own matrix with aligned rows, and are summed
-  // into C afterwards, in part order, except for a small C
-  // (kMinPartsOutput), where the second launch costs more.
-  SgemmArgs out = args;  // what the kernel writes
-  int64_t part_stride = 0;
-  bool to_parts = false;
-  if constexpr (SplitK && !Aligned) {
-    const int64_t ldp = device::ceil_div(args.n, 4) * 4;
-    const auto bytes = size_t(splits * args.m * ldp) * sizeof(float);
-    to_parts = splits > 1 && !device::in_16_byte_units(args.C, args.ldc) && bytes <= kMaxPartsBytes &&
-               args.m * args.n >= kMinPartsOutput;
-    if (to_parts) {
-      void* parts = nullptr;
-      if (cudaError_t err = stream_workspace(stream, bytes, &parts, WorkspaceUse::kSplitParts); err != cudaSuccess) {
-        return err;
-      }
-      out.C = static_cast<float*>(parts), out.ldc = ldp, out.beta = 0.0f, part_stride = args.m * ldp;
-    }
-  }
-  if (SplitK && !to_parts) {  // C = beta * C now; the parts then add alpha * (their share of op(A) op(B)).
-    if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
-  }
-  auto launch = [&](auto aligned_a, auto aligned_b, auto aligned_c, auto split) {
-    return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
-      auto kernel = pipelined_kernel<Cfg, aligned_a, aligned_b, aligned_c, split, ta, tb>;
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
-          err != cudaSuccess) {
-        return err;
-      }
-      return device::split_rows(out, Cfg::kBM, [&](const SgemmArgs& p) {
-        const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
-        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split, part_stride);
-        return cudaGetLastError();
-      });
-    });
-  };
-  using AlignedC = device::Bool<Aligned>;
-  auto launch_split = [&](auto aligned_a, auto aligned_b) {
-    if constexpr (!SplitK) {
-      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
-    } else if constexpr (Aligned) {
-      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
-    } else {
-      return to_parts ? launch(aligned_a, aligned_b, device::Bool<true>{}, KSplitConstant<KSplit::kParts>{})
-                      : launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
-    }
-  };
-  cudaError_t err = cudaSuccess;
-  if constexpr (Aligned) {
-    err = launch_split(device::Bool<true>{}, device::Bool<true>{});
-  } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
-    err = device::with_bools(device::in_16_byte_units(args.A, args.lda), device::in_16_byte_units(args.B, args.ldb),
-                             launch_split);
-  }
-  if (err != cudaSuccess || !to_parts) return err;
-  return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
-}
 
 }  // namespace tessel::impl

@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(de
 }  // namespace
 
 template <bool Aligned>
-cudaError_t launch_wmma(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_wmma(const GemmArgs& a, const LaunchPlan&, cudaStream_t stream) {
   using Cfg = WmmaConfig;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
@@ -237,7 +237,7 @@ cudaError_t launch_wmma(const GemmArgs& a, cudaStream_t stream) {
   });
 }
 
-template cudaError_t launch_wmma<true>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_wmma<false>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_wmma<true>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_wmma<false>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
 }  // namespace
 
 template <class Cfg, DType AB>
-cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
+cudaError_t launch_mma(const GemmArgs& a, const LaunchPlan&, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
@@ -136,11 +136,11 @@ cudaError_t launch_mma(const GemmArgs& a, cudaStream_t stream) {
 }
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_mma<Mma128x128, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma64x64, DType::kF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma128x128, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma64x64, DType::kBF16>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<MmaTf32_128x128, DType::kF32>(const GemmArgs&, cudaStream_t);
-template cudaError_t launch_mma<Mma64x64, DType::kF32>(const GemmArgs&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_mma<Mma128x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_mma<MmaTf32_128x128, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_mma<Mma64x64, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
 }  // namespace tessel::impl

@@ -1,0 +1,179 @@
+// Internal: the cost model behind auto-dispatch's plans — how many parts
+// split-k cuts k into, whether stream-K shares the last waves, whether an
+// FP32 operand is copied transposed first — and the constants fitted to the
+// H100 that drive it (docs/ladder.md, "Auto-dispatch", has the
+// measurements). Plain C++; dispatch/plan.cpp and dispatch/heuristic.cpp
+// read it, the kernels never do.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/launch_plan.hpp"
+
+namespace tessel::impl {
+
+// ---- stream-K ---------------------------------------------------------------
+
+// What sharing costs and must save, per kernel family: fixup_slices, the
+// cost of handing a unit's partial sums between clusters, in k-slice times;
+// min_gain, the fraction of the whole-units time sharing must save;
+// min_run, the fewest shared k-slices per cluster; shared_slowdown, how much
+// longer a shared slice takes than a whole unit's; full_waves_shared, how
+// many full waves before the remainder are shared with it.
+struct StreamKCost {
+  int fixup_slices;
+  double min_gain;
+  int min_run;
+  double shared_slowdown;
+  int full_waves_shared;
+};
+// Step 15: 64-deep wgmma slices, 128 KiB handed over per CTA, the last full wave shared with the remainder.
+constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
+// Step 08's cp.async stream-K (16-deep slices): only the remainder is shared; a shared slice is 10% slower.
+constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
+// Step 08's TMA loop (32-deep slices): shared slices 5% slower, sharing where it saves 1%.
+constexpr StreamKCost kSimtTmaStreamK{1, 0.01, 16, 0.05, 0};
+
+// Slices the busiest cluster works through when every unit goes whole.
+inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
+  return (units + clusters - 1) / clusters * slices;
+}
+
+// The plan for `units` units of `slices` k-slices on `clusters` clusters:
+// where the units do not come out in even waves, share the remainder (and
+// cost.full_waves_shared full waves) if that saves cost.min_gain; *busiest:
+// the estimated slice times of the busiest cluster, hand-overs included.
+// (Shared slices are counted in int: sharing only where units * slices < 2^31.)
+inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, int64_t* busiest = nullptr,
+                                 const StreamKCost& cost = kWgmmaStreamK) {
+  StreamKPlan plan;
+  plan.whole = int(units);
+  const int64_t whole_time = whole_units_slices(units, slices, clusters);
+  if (busiest) *busiest = whole_time;
+  if (units % clusters == 0 || units * slices > INT32_MAX) return plan;
+  const int64_t whole_waves = std::max<int64_t>(0, units / clusters - cost.full_waves_shared);
+  StreamKPlan shared;
+  shared.whole = int(whole_waves * clusters);
+  shared.shared_slices = int((units - shared.whole) * slices);
+  shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / cost.min_run, 1, clusters));
+  const int64_t run = (shared.shared_slices + shared.sharing - 1) / shared.sharing;
+  const int64_t pieces = (slices + run - 1) / run + 1;  // most runs one unit is cut across
+  const auto time = int64_t(double(shared.whole / clusters * slices) + double(run) * (1.0 + cost.shared_slowdown) +
+                            double(cost.fixup_slices * pieces) + 0.5);
+  if (time > (1.0 - cost.min_gain) * double(whole_time)) return plan;
+  if (busiest) *busiest = time;
+  return shared;
+}
+
+// Step 08's stream-K plan for `tiles` tiles of depth k in bk-deep slices on `slots` block slots.
+inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int slots, int64_t* busiest,
+                                       const StreamKCost& cost) {
+  return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, cost);
+}
+
+// ---- step 08: split-k -------------------------------------------------------
+
+// A step-08 configuration as the cost model sees it (the tiles themselves
+// are in kernels/simt/configs.hpp).
+struct SimtShape {
+  int threads = 0;       // per block
+  int min_blocks = 1;    // blocks an SM is compiled to hold
+  int bk = 1;            // k-slice depth
+  bool aligned = true;   // 16-byte loads only (else any alignment)
+};
+
+// Split-k cuts k into at most kMaxSplits parts of about kMinSplitDepth or
+// more; beyond its FMAs a part costs about kSplitPartCost of k-depth.
+constexpr int64_t kMinSplitDepth = 64;
+constexpr int64_t kMaxSplits = 64;
+constexpr int64_t kSplitPartCost = 32;
+// Where stream-K can take the call, split-k is passed over once the whole tiles fill this many waves.
+constexpr int64_t kSplitKMostWaves = 4;
+// Split-k parts of a C not in 16-byte units go to a workspace of at most
+// this size, and only where C has kMinPartsOutput elements or more (below
+// that the second kernel costs more than the slow atomics save).
+constexpr size_t kMaxPartsBytes = size_t(64) << 20;
+constexpr int64_t kMinPartsOutput = 32768;
+
+// An aligned configuration whose blocks have fewer than 4 warps (64x64 on 2 warps).
+constexpr bool few_warp_blocks(const SimtShape& s) { return s.aligned && s.threads < 128; }
+
+// The blocks an SM needs before a configuration runs at full speed: as many
+// as it holds, except that few-warp blocks count full at 4 warps an SM.
+constexpr int fill_blocks(const SimtShape& s) { return few_warp_blocks(s) ? 128 / s.threads : s.min_blocks; }
+
+// The blocks the busiest of `sms` SMs runs, in whole rounds of `fill`.
+inline int64_t busiest_sm_blocks(int64_t blocks, int sms, int fill) {
+  const int64_t per_sm = (blocks + sms - 1) / sms;
+  return (per_sm + fill - 1) / fill * fill;
+}
+
+// The k-depth of each part when k is cut into `splits` parts of whole bk-deep slices.
+inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
+  return ((k + splits - 1) / splits + bk - 1) / bk * bk;
+}
+
+// How many parts to cut k (>= 1) into for `tiles` tiles on `sms` SMs needing
+// `fill` blocks each: of the counts whose blocks fill every SM, the one whose
+// busiest SM has the least to do (the fewest on a tie); else as many as k allows.
+inline int64_t split_count(int64_t tiles, int64_t k, int sms, int fill, int64_t bk) {
+  const int64_t most = std::max<int64_t>(1, std::min(kMaxSplits, (k + kMinSplitDepth / 2) / kMinSplitDepth));
+  const int64_t slots = int64_t(sms) * fill;
+  int64_t best = most, best_work = -1;
+  for (int64_t s = 1; s <= most; ++s) {
+    const int64_t depth = split_depth(k, s, bk), blocks = tiles * ((k + depth - 1) / depth);
+    if (10 * blocks < 9 * slots) continue;  // leaves SMs short of blocks
+    const int64_t work = busiest_sm_blocks(blocks, sms, fill) * (depth + kSplitPartCost);
+    if (best_work < 0 || work < best_work) best = s, best_work = work;
+  }
+  return best;
+}
+
+// Aligned split-k on 64x64 tiles runs 4-warp blocks where its 2-warp blocks
+// would be at most this many an SM (more where an operand is transposed on
+// its way in): a block waiting on loads then has more warps to hide them.
+constexpr int kFourWarpSplitMostBlocks = 4;
+constexpr int kFourWarpSplitMostBlocksTransposing = 6;
+
+// ---- step 08: copying an operand transposed first ---------------------------
+
+// Step 08 transposes A with op N (B with op T) through registers on its way
+// into shared memory; a transposed copy made first lets cp.async read it
+// instead. The register path costs a fraction of the FLOPs' time at a
+// nominal rate; the copy its launch and its 8 bytes per element.
+constexpr double kCopyNominalFlops = 45e12;          // FLOP/s
+constexpr double kCopyLaunchSeconds = 4.5e-6;
+constexpr double kCopyBytesPerSecond = 2.7e12;
+constexpr size_t kMaxCopyBytes = size_t(256) << 20;  // each copy's workspace
+
+// Whether the copy of an operand of mn x k fits kMaxCopyBytes.
+inline bool copy_fits(int64_t mn, int64_t k) {
+  return k * flipped_ld(mn) * int64_t(sizeof(float)) <= int64_t(kMaxCopyBytes);
+}
+
+// What reading an operand through registers adds: `cost` of the FLOPs' time,
+// paid where the blocks fill every slot, or also with fewer (`when_short`).
+struct RegisterPath {
+  double cost;
+  bool when_short;
+};
+// Few-warp blocks pay the most; B with op T on one-block-per-SM tiles pays
+// more where k is not split, and even where the blocks do not fill the SMs.
+constexpr RegisterPath register_path(const SimtShape& s, bool b_with_op_t, bool split_k) {
+  if (few_warp_blocks(s)) return {0.4, false};
+  const bool big_b = b_with_op_t && s.aligned && s.min_blocks == 1;
+  return {big_b && !split_k ? 0.07 : 0.05, big_b};
+}
+
+// Whether to copy transposed an operand of mn x k for a GEMM of `flops`
+// launched as `blocks` blocks on `slots` block slots.
+inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64_t slots, RegisterPath path) {
+  if ((blocks < slots && !path.when_short) || !copy_fits(mn, k)) return false;
+  const double saved = path.cost * flops / kCopyNominalFlops;
+  const double cost = kCopyLaunchSeconds + 8.0 * double(mn) * double(k) / kCopyBytesPerSecond;
+  return saved > cost;
+}
+
+}  // namespace tessel::impl

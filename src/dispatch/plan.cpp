@@ -1,0 +1,163 @@
+#include "dispatch/plan.hpp"
+
+#include <algorithm>
+
+namespace tessel {
+namespace {
+
+using impl::LaunchPlan;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+constexpr int64_t kMaxGridRows = 65535;         // a 2D grid's y dimension
+constexpr int64_t kMaxTmaExtent = int64_t(1) << 31;  // TMA coordinates are 32-bit
+
+// Step 08 on the configuration `shape` (e's own or its 4-warp variant).
+LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64_t m, int64_t n, int64_t k, int sms,
+                       int64_t* busiest) {
+  LaunchPlan p;
+  p.sms = sms;
+  p.k_per_split = k;
+  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
+  if (e.stream_k) {
+    const int slots = sms * e.blocks_per_sm;
+    int64_t slices = 0;
+    p.stream_k = impl::plan_step08_stream_k(tiles, k, shape.bk, slots, &slices, e.stream_k_cost);
+    if (busiest) *busiest = slices * shape.bk;
+    if (p.stream_k.sharing > 0) {
+      p.stream_k_slots = slots;
+      p.stream_k_slot_floats = int64_t(e.info.tile_m) * e.info.tile_n;
+    }
+    return p;
+  }
+  if (e.info.split_k) {
+    const int64_t depth = impl::split_depth(k, impl::split_count(tiles, k, sms, impl::fill_blocks(shape), shape.bk),
+                                            shape.bk);
+    p.k_per_split = depth;
+    p.splits = ceil_div(k, depth);
+  }
+  if (busiest) {
+    const int64_t blocks = tiles * p.splits;
+    const int64_t depth = e.info.split_k ? p.k_per_split + impl::kSplitPartCost : k;
+    *busiest = impl::busiest_sm_blocks(blocks, sms, impl::fill_blocks(shape)) * depth;
+  }
+  return p;
+}
+
+// Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves.
+LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int clusters,
+                           int64_t* busiest) {
+  LaunchPlan p;
+  p.sms = sms;
+  p.k_per_split = k;
+  p.clusters = clusters;
+  const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
+  const int64_t slices = ceil_div(std::max<int64_t>(k, 1), e.k_slice);
+  int64_t time = impl::whole_units_slices(units, slices, p.clusters);
+  if (e.stream_k) {
+    p.stream_k = impl::plan_stream_k(units, slices, p.clusters, &time);
+    if (p.stream_k.sharing > 0) {  // a slot per consumer warpgroup (64 rows of the tile) of every CTA
+      p.stream_k_slots = p.clusters * e.cluster * (e.info.tile_m / 64);
+      p.stream_k_slot_floats = int64_t(64) * e.info.tile_n;
+    }
+  }
+  if (busiest) *busiest = time;
+  return p;
+}
+
+int full_gpu_clusters(const KernelEntry& e, int sms) { return std::max(1, sms * e.blocks_per_sm / e.cluster); }
+
+bool in_16_byte_units(const void* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
+
+}  // namespace
+
+LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t* busiest) {
+  k = std::max<int64_t>(k, 1);
+  // The estimates assume a whole GPU: a cluster per `cluster` SMs.
+  if (e.persistent) return plan_persistent(e, m, n, k, sms, full_gpu_clusters(e, sms), busiest);
+  if (e.info.ladder_step == 8) return plan_step08(e, e.simt, m, n, k, sms, busiest);
+  LaunchPlan p;  // one block per tile
+  p.sms = sms;
+  p.k_per_split = k;
+  if (busiest) {  // counted block by block: these kernels run at full speed with one block an SM
+    const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
+    *busiest = impl::busiest_sm_blocks(tiles, sms, 1) * k;
+  }
+  return p;
+}
+
+LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
+  const KernelEntry* e = &entry;
+  if (e->fallback != nullptr) {  // sizes TMA cannot address go to the fallback, and so do grids too tall
+    const bool addressable = a.m < kMaxTmaExtent && a.n < kMaxTmaExtent && a.k < kMaxTmaExtent;
+    const bool fits = addressable && (plan_schedule(*e, a.m, a.n, a.k, sms).stream_k.sharing > 0 ||
+                                      ceil_div(a.m, e->info.tile_m) <= kMaxGridRows);
+    if (!fits) {
+      if (const KernelEntry* f = find_entry(e->fallback)) e = f;
+    }
+  }
+  LaunchPlan p;
+  impl::SimtShape shape = e->simt;
+  if (e->info.ladder_step == 8) {
+    p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr);
+    p.launch = e->launch;
+    if (e->four_warps != nullptr) {  // few 2-warp blocks an SM: 4-warp blocks hide loads better
+      const bool transposing = a.opA == Op::N || a.opB == Op::T;
+      const int most = transposing ? impl::kFourWarpSplitMostBlocksTransposing : impl::kFourWarpSplitMostBlocks;
+      const int64_t tiles = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n);
+      if (tiles * p.splits <= int64_t(most) * sms) {
+        shape = e->four_warps_simt;
+        p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr);
+        p.launch = e->four_warps;
+      }
+    }
+  } else if (e->persistent) {  // on the clusters that run at once (fewer on a partitioned GPU)
+    int clusters = full_gpu_clusters(*e, sms);
+    if (int resident = 0; e->resident != nullptr && e->resident(&resident) == cudaSuccess && resident > 0) {
+      clusters = resident;
+    }
+    p = plan_persistent(*e, a.m, a.n, a.k, sms, clusters, nullptr);
+    p.launch = e->launch;
+  } else {
+    p = plan_schedule(*e, a.m, a.n, a.k, sms);
+    p.launch = e->launch;
+  }
+
+  // Operands copied transposed first.
+  switch (e->copies) {
+    case Copies::kNone:
+      break;
+    case Copies::kWherePays:
+      if (p.stream_k.sharing > 0) {  // the shared runs lose most on the register path: copy where it fits
+        p.copy_a = a.opA == Op::N && impl::copy_fits(a.m, a.k);
+        p.copy_b = a.opB == Op::T && impl::copy_fits(a.n, a.k);
+      } else {
+        const double flops = 2.0 * double(a.m) * double(a.n) * double(a.k);
+        const int64_t blocks = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n) * p.splits;
+        const int64_t slots = int64_t(sms) * shape.min_blocks;
+        const bool split = p.splits > 1;
+        p.copy_a = a.opA == Op::N &&
+                   impl::copy_pays(flops, a.m, a.k, blocks, slots, impl::register_path(shape, false, split));
+        p.copy_b = a.opB == Op::T &&
+                   impl::copy_pays(flops, a.n, a.k, blocks, slots, impl::register_path(shape, true, split));
+      }
+      break;
+    case Copies::kTransposing:
+      p.copy_a = a.opA == Op::N, p.copy_b = a.opB == Op::T;
+      break;
+    case Copies::kKMajor:
+      p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = true;
+      break;
+  }
+  p.operand_bytes = impl::flipped_bytes(a, p.copy_a, p.copy_b);
+
+  // Split-k parts of an unaligned C: to the workspace where that beats slow atomics.
+  if (e->info.split_k && !shape.aligned && p.splits > 1 && !in_16_byte_units(a.C, a.ldc) &&
+      a.m * a.n >= impl::kMinPartsOutput) {
+    const size_t bytes = size_t(p.splits * a.m * impl::flipped_ld(a.n)) * sizeof(float);
+    if (bytes <= impl::kMaxPartsBytes) p.parts_to_workspace = true, p.parts_bytes = bytes;
+  }
+  return p;
+}
+
+}  // namespace tessel

@@ -1,0 +1,77 @@
+// Internal: the launch plan, the contract between dispatch and the
+// launchers. Dispatch (src/dispatch/plan.cpp) makes every decision of a call
+// once and writes it here; a launcher reads it and launches, never querying
+// the device or re-deriving a decision. Plain C++: the kernels read the
+// stream-K types on the device too.
+#pragma once
+
+#include <tessel/tessel.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define TESSEL_HOST_DEVICE __host__ __device__
+#else
+#define TESSEL_HOST_DEVICE
+#endif
+
+namespace tessel::impl {
+
+// The units of work of a clustered kernel (steps 14, 15): `cluster`
+// vertically neighbouring row tiles (tile_m x tile_n) of one column.
+struct ClusterUnits {
+  int64_t along_m, along_n;
+  TESSEL_HOST_DEVICE ClusterUnits(int64_t m, int64_t n, int tile_m, int tile_n, int cluster)
+      : along_m(((m + tile_m - 1) / tile_m + cluster - 1) / cluster), along_n((n + tile_n - 1) / tile_n) {}
+  TESSEL_HOST_DEVICE int64_t count() const { return along_m * along_n; }
+};
+
+// A stream-K schedule: units (tiles, or a cluster's tiles) [0, whole) go
+// whole to the clusters in turn; the k-slices of the rest, numbered unit by
+// unit, go in equal runs to clusters 0..sharing-1 (none when sharing = 0).
+struct StreamKPlan {
+  int whole = 0;
+  int sharing = 0;
+  int shared_slices = 0;
+  TESSEL_HOST_DEVICE int run_begin(int cluster) const { return int(int64_t(shared_slices) * cluster / sharing); }
+};
+
+// A stream-K plan with its workspace: per partial-sum slot (a block, or a
+// CTA's consumer warpgroup), the sums and a flag (1 = ready).
+struct StreamKWork : StreamKPlan {
+  float* partials = nullptr;
+  int* flags = nullptr;
+};
+
+// The leading dimension of a transposed operand copy whose rows hold
+// `values` FP32 values: whole 16-byte units.
+inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }
+
+struct LaunchPlan;
+// A launcher: takes a validated call (m, n, k > 0, alpha != 0, device
+// pointers a kernel of its entry can read) and the plan dispatch made for it.
+using LaunchFn = cudaError_t (*)(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+
+// Everything decided for one call.
+struct LaunchPlan {
+  LaunchFn launch = nullptr;  // the entry's launcher, or the configuration dispatch resolved it to
+  int sms = 0;                // the GPU's SMs
+  int clusters = 0;           // persistent kernels: the clusters (single blocks: blocks) that walk the tiles
+  int64_t splits = 1;         // split-k: k cut into this many parts ...
+  int64_t k_per_split = 0;    // ... of this depth (whole k-slices); k itself without split-k
+  bool parts_to_workspace = false;  // split-k parts stored to the workspace, then summed into C
+  StreamKPlan stream_k;       // stream-K: the units shared by k-slices (sharing == 0: whole units only)
+  int stream_k_slots = 0;     // stream-K partial-sum slots ...
+  int64_t stream_k_slot_floats = 0;  // ... of this many floats each
+  bool copy_a = false, copy_b = false;  // operand copied transposed first (its op flipped)
+  bool round_tf32 = false;    // those copies rounded to tf32
+  size_t operand_bytes = 0;   // the copies' workspace
+  size_t parts_bytes = 0;     // the split-k parts' workspace
+  // All the scratch memory the call uses (the stream-K flags counted as floats).
+  size_t workspace_bytes() const {
+    return operand_bytes + parts_bytes + size_t(stream_k_slots) * (size_t(stream_k_slot_floats) + 1) * sizeof(float);
+  }
+};
+
+}  // namespace tessel::impl

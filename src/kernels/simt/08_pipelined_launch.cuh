@@ -1,0 +1,100 @@
+// Ladder step 08's launcher (the kernels: 08_pipelined.cuh): launches the
+// plan dispatch made (src/dispatch/plan.cpp) — operand copies, split-k
+// parts, stream-K's two launches — and decides nothing itself.
+// Instantiated per configuration in 08_pipelined*.cu.
+#pragma once
+
+#include "kernels/simt/08_pipelined.cuh"
+#include "kernels/workspace.hpp"
+
+namespace tessel::impl {
+
+template <class Cfg, bool Aligned, Schedule S>
+cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream) {
+  constexpr bool SplitK = S == Schedule::kSplitK;
+  constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
+  GemmArgs flipped = call;  // operands the plan copies transposed, read by cp.async
+  if (cudaError_t err = flip_operands(&flipped, plan, stream); err != cudaSuccess) return err;
+  const SgemmArgs args = to_sgemm(flipped);
+  if constexpr (S == Schedule::kStreamK) {
+    static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
+    if (plan.stream_k.sharing > 0) {
+      StreamKWork sk;
+      static_cast<StreamKPlan&>(sk) = plan.stream_k;
+      if (cudaError_t err = stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags,
+                                               &sk.partials);
+          err != cudaSuccess) {
+        return err;
+      }
+      // Two launches: the whole waves' tiles by the tile kernel, at its speed, then the remainder's runs.
+      return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+        auto tiles_kernel = pipelined_kernel<Cfg, true, true, true, KSplit::kNone, ta, tb, true>;
+        auto runs_kernel = pipelined_stream_k_kernel<Cfg, ta, tb>;
+        for (const void* kernel :
+             {reinterpret_cast<const void*>(tiles_kernel), reinterpret_cast<const void*>(runs_kernel)}) {
+          if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+              err != cudaSuccess) {
+            return err;
+          }
+        }
+        if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(args, args.k, 0);
+        runs_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(args, sk);
+        return cudaGetLastError();
+      });
+    }
+  }
+  // One block per tile and part of k. The parts add into C atomically (C
+  // scaled by beta first), or each stores into its own aligned matrix in the
+  // workspace, summed into C in part order afterwards.
+  const int64_t splits = SplitK ? plan.splits : 1, per_split = SplitK ? plan.k_per_split : args.k;
+  const bool to_parts = SplitK && !Aligned && plan.parts_to_workspace;
+  SgemmArgs out = args;  // what the kernel writes
+  int64_t part_stride = 0;
+  if (to_parts) {
+    void* parts = nullptr;
+    if (cudaError_t err = stream_workspace(stream, plan.parts_bytes, &parts, WorkspaceUse::kSplitParts);
+        err != cudaSuccess) {
+      return err;
+    }
+    const int64_t ldp = flipped_ld(args.n);
+    out.C = static_cast<float*>(parts), out.ldc = ldp, out.beta = 0.0f, part_stride = args.m * ldp;
+  } else if (SplitK) {
+    if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
+  }
+  auto launch = [&](auto aligned_a, auto aligned_b, auto aligned_c, auto split) {
+    return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
+      auto kernel = pipelined_kernel<Cfg, aligned_a, aligned_b, aligned_c, split, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSmem));
+          err != cudaSuccess) {
+        return err;
+      }
+      return device::split_rows(out, Cfg::kBM, [&](const SgemmArgs& p) {
+        const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
+        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split, part_stride);
+        return cudaGetLastError();
+      });
+    });
+  };
+  using AlignedC = device::Bool<Aligned>;
+  auto launch_split = [&](auto aligned_a, auto aligned_b) {
+    if constexpr (!SplitK) {
+      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
+    } else if constexpr (Aligned) {
+      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
+    } else {
+      return to_parts ? launch(aligned_a, aligned_b, device::Bool<true>{}, KSplitConstant<KSplit::kParts>{})
+                      : launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
+    }
+  };
+  cudaError_t err = cudaSuccess;
+  if constexpr (Aligned) {
+    err = launch_split(device::Bool<true>{}, device::Bool<true>{});
+  } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
+    err = device::with_bools(device::in_16_byte_units(args.A, args.lda), device::in_16_byte_units(args.B, args.ldb),
+                             launch_split);
+  }
+  if (err != cudaSuccess || !to_parts) return err;
+  return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
+}
+
+}  // namespace tessel::impl
