@@ -76,9 +76,8 @@ struct VecTileLoader {
 
   // First element of chunk e: four consecutive q (KContig) or four consecutive x.
   // (Spreading a warp over 16 x and 2 k-groups instead of 8 x and 4 would
-  // make 16-deep transposing stores conflict-free, but measured slower on
-  // the H200: 41.6 against 42.9 TFLOP/s for pipelined_128x256 at 4096^3,
-  // the global loads then touch twice as many rows per instruction.)
+  // make 16-deep transposing stores conflict-free, but measured slower: the
+  // global loads then touch twice as many rows per instruction.)
   __device__ static void chunk_pos(int e, int& x, int& kk) {
     if (KContig) {
       x = e / (BK / 4), kk = e % (BK / 4) * 4;

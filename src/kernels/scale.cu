@@ -10,13 +10,8 @@ namespace tessel::impl {
 namespace {
 
 // Threads along a row of C (x), blocks over rows (y): no index division.
-// (It divided a flat 64-bit index by n before: 5.4 us for 127 x 4097 on an
-// H100 by ncu, 3.9 us with a column per thread; split-k at 1024^3, which
-// scales C first, went from 98% to 101-102% of cuBLAS.) The scale takes
-// four columns per thread: 1024^3 split-k 61.8-61.9 -> 60.3-60.6 us
-// (H100, against the column per thread, alternating). The parts' sum
-// measured no faster that way (127x4097x1000 in four parts: 43.6-43.7
-// against 43.7-43.8 us for the whole call) and keeps a column per thread.
+// The scale takes four columns per thread; the parts' sum, no faster that
+// way, keeps one (docs/ladder.md, "Step 08", split-k).
 constexpr int kColumns = 4;
 
 // Four columns of a row as one access (4 * sizeof(T) bytes).

@@ -37,8 +37,8 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any_128x128_splitk");  // no stream-K for any alignment
   // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves); cut
   // five ways, 4000 blocks take 31 (30.3). Stream-K runs six waves whole and
-  // shares the 8 tiles left: on the H100 5222 us against 5429 for split-k
-  // (twenty-second session); 6656^3 (10.2 waves) 11374 against 11613.
+  // shares the 8 tiles left: on the H100 5222 us against 5429 for split-k;
+  // 6656^3 (10.2 waves) 11374 against 11613.
   EXPECT_EQ(pick(5120, 5120, 5120, true, 132, 80), "pipelined_128x256_streamk");
   EXPECT_EQ(pick(6656, 6656, 6656, true, 132, 80), "pipelined_128x256_streamk");
   // 6144^3: 1152 blocks of 128x256, 9 rounds (8.7 waves); 8192^3: 16 rounds
@@ -111,7 +111,7 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");
   EXPECT_EQ(pick(4096, 64, 300, true), "pipelined_splitk");
   // 1536^3 (72 tiles of 128x256): stream-K, each block a run of 53 slices
-  // (H100 NN, twenty-second session: 171 us, against 184 for 128x256 tiles cut
+  // (H100 NN: 171 us, against 184 for 128x256 tiles cut
   // seven ways and 183 for 64x64 ones).
   EXPECT_EQ(pick(1536, 1536, 1536, true, 132, 80), "pipelined_128x256_streamk");
 }
@@ -121,7 +121,7 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
 // pipelined_128x256's (its entry's speed, 1.02), and stream-K sharing the
 // last waves wherever its plan estimates a 1% gain. With that, 43 of 83
 // shapes tried moved to it from the cp.async kernels, each 1.0-5.4% faster
-// (H100, NN and TN, twenty-sixth session); small outputs keep split-k.
+// (H100, NN and TN); small outputs keep split-k.
 TEST(Heuristic, HopperStreamKOnTheTmaLoop) {
   using tessel::impl::kSimtTmaStreamK;
   using tessel::impl::plan_stream_k;

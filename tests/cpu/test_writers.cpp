@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include <sstream>
 
 #include "harness/writers.hpp"
@@ -85,6 +88,19 @@ TEST(Writers, TablesShowStatusAndRatio) {
   EXPECT_NE(k.find("naive"), std::string::npos);
   EXPECT_NE(k.find("03"), std::string::npos);
   EXPECT_EQ(version_string(12080), "12.8");
+}
+
+// README's ladder table is `tessel list --markdown`: the registry and the README cannot drift apart.
+TEST(Writers, ReadmeLadderTableIsTheRegistry) {
+  std::ifstream f(std::string(TESSEL_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(f) << "README.md not found under " << TESSEL_SOURCE_DIR;
+  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string begin = "<!-- tessel list --markdown -->\n", end = "<!-- end of tessel list --markdown -->";
+  const size_t b = readme.find(begin), e = readme.find(end);
+  ASSERT_NE(b, std::string::npos);
+  ASSERT_NE(e, std::string::npos);
+  EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), kernels_markdown(tessel::kernels()))
+      << "regenerate README's table with `tessel list --markdown`";
 }
 
 }  // namespace

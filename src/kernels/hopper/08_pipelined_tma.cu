@@ -134,8 +134,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1) tma_tile_kernel(const __grid
 }
 
 // Stream-K's shared runs: step 08's walk (walk_stream_k_run) on this loop;
-// its FFMAs go in the tile kernel's order, which here measured 0.2-0.6%
-// faster than the other serpentine that step 08's runs use.
+// its FFMAs go in the tile kernel's order, which here measured faster than
+// the other serpentine that step 08's runs use.
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     tma_stream_k_kernel(const __grid_constant__ TmaMaps maps, SgemmArgs p, StreamKWork sk) {
   extern __shared__ __align__(128) float4 smem[];

@@ -28,10 +28,9 @@
 //    does not promise it): even when the grid does not fit at once (another
 //    kernel holds SMs), the clusters waited for are running or done.
 //  - Earlier waves are walked whole, as in step 14 (no fix-up cost there).
-//  - Handing partial sums over is not free (measured on an H100: ~10 slice
-//    times each), so the plan (dispatch/cost_model.hpp) shares
-//    only where its estimate saves at least 5%, e.g. 3072^3 and 5120^3 but
-//    not 4096^3 (3.9 of 4 waves); otherwise this is step 14 with 128 x 256
+//  - Handing partial sums over is not free (about 10 slice times each), so
+//    the plan (dispatch/cost_model.hpp) shares only where its estimate
+//    saves at least 5% (e.g. not at 3.9 of 4 waves); otherwise this is step 14 with 128 x 256
 //    tiles, held-tile epilogue included. Where the plan shares, results
 //    leave after each tile: the held registers and the hand-over code
 //    together did not fit the consumers' 232 registers (ptxas spilled).

@@ -49,9 +49,8 @@ struct MmaTmaConfig : WarpSpecializedConfig {
 // last wave mostly empty: 128 x 192 fills 2.9 of 3 waves at 3072^3, and
 // 64 x 128 (one consumer warpgroup) gives 1024^3 128 tiles. With 64 rows,
 // a CTA reads 8 KiB of A + 8 of B per slice, as cuBLAS's 1024^3 kernel
-// does; it beat the 128 x 64 tile it replaced (two consumer warpgroups,
-// clusters sharing A: the same 8 + 8 KiB) at every size and type measured
-// (bf16 1024^3: 94.8% vs 80.9% of cuBLAS, same run; docs/ladder.md). With
+// does; it beat a 128 x 64 tile (two consumer warpgroups, clusters sharing
+// A: the same 8 + 8 KiB) at every size and type measured (docs/ladder.md). With
 // C, ldc and n in 16-byte units the results leave through shared memory
 // and TMA stores (and C, for beta != 0, comes in by TMA loads).
 // kSpeed: throughput per tile area relative to 128 x 256, for the

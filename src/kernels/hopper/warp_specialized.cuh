@@ -312,10 +312,8 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
 // each multiplied over all `slices` k-slices and stored. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
-// they leave after each tile (with one tile there is nothing to overlap; a
-// probe holding single tiles ran step 15 at 2048^3 2-4% slower, though with
-// this rule bf16 there stayed 2.5% below the old kernel: docs/ladder.md,
-// step 14 item 10). The loop is compiled for each case
+// they leave after each tile (with one tile there is nothing to overlap, and
+// holding single tiles ran slower: docs/ladder.md, step 14). The loop is compiled for each case
 // (holding: true_type or false_type), so that neither carries the other's
 // registers.
 template <class T, int N, class Ops, int S, class Origin>

@@ -68,11 +68,9 @@ __device__ __forceinline__ void read_fragments(float (&fa)[Cfg::kTM], float (&fb
 // The order of a step's FFMAs decides where ptxas puts the next step's
 // fragment loads (it schedules the whole unrolled slice itself, whatever
 // the order of the source). Row by row (r outer) with 16 x 8 per thread, it
-// bunches them: six LDS.128 in a row just before the FFMAs that need them,
-// the warp stalled 4 cycles after each. Column by column, down one column
-// and up the next, it spreads them among the FFMAs. On the H100 at 4096^3
-// that made 128 x 256 (16 x 8 per thread) 2.8% (NN) to 7.8% (TN) faster
-// and 64 x 64 (8 x 4) 1.6%; 128 x 128 (8 x 8) lost 2% and keeps rows.
+// bunches them: six LDS.128 in a row just before the FFMAs that need them.
+// Column by column, down one column and up the next, it spreads them among
+// the FFMAs: faster for tall thread tiles (16 x 8, 8 x 4); 8 x 8 keeps rows.
 // UpFirst: the serpentine starts up its first column instead of down.
 template <class Cfg, bool UpFirst>
 __device__ __forceinline__ void multiply_fragments(float (&acc)[Cfg::kTM][Cfg::kTN], const float (&fa)[Cfg::kTM],
@@ -293,8 +291,7 @@ __device__ __forceinline__ void walk_stream_k_run(const SgemmArgs& p, const Stre
 }
 
 // The cp.async loop's runs. Its FFMAs go in the other serpentine (UpFirst):
-// of 19 source orders measured for the stream-K kernel's loops (H100,
-// 128x256, TN, twenty-first session), that one ran its shared runs fastest.
+// of the source orders measured for these loops, it ran the shared runs fastest.
 template <class Cfg, bool TransA, bool TransB>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_stream_k_kernel(SgemmArgs p, StreamKWork sk) {

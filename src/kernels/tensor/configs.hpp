@@ -29,10 +29,8 @@ struct MmaConfig {
 };
 
 // 16-bit inputs: 128x128 tiles of 4 warps (64x64 each), 128-byte k-slices
-// (64 values), 3 in flight (96 KB), 2 blocks per SM. Measured on the H200
-// (f16, TFLOP/s at 4096^3 / 8192^3): 386 / 417, against 377 / 404 for
-// 128x256 with the same slices, 381 / 411 for 256x128, 374 / 401 for
-// 128x256 with 4 stages, and 329 / 349 for 128x256 with 64-byte slices x 4.
+// (64 values), 3 in flight (96 KB), 2 blocks per SM: faster than 128x256,
+// 256x128, 4 stages or 64-byte slices (docs/ladder.md, step 10).
 using Mma128x128 = MmaConfig<128, 128, 64, 64, 3, 2, 128>;
 // tf32: 64-byte slices (16 values) x 4: its element-wise [k][mn] fragment
 // reads need the registers that 128-byte slices take (133 TFLOP/s at
