@@ -29,13 +29,13 @@ struct KernelEntry {
   double speed = 1.0;       // throughput per tile area relative to the step's fastest configuration
   bool stream_k = false;    // the last waves may be shared out by k-slices
   int k_slice = 1;          // k-slice depth (split-k parts and stream-K runs are whole slices)
-  impl::SimtShape simt;     // step 08: the configuration as the cost model sees it
+  impl::SimtShape simt{};   // step 08: the configuration as the cost model sees it
   impl::StreamKCost stream_k_cost = impl::kSimtStreamK;  // step 08's stream-K: what sharing costs
   Copies copies = Copies::kNone;
   // Aligned split-k on 64x64 tiles: the 4-warp configuration dispatch runs
   // instead where the 2-warp blocks are few (impl::kFourWarpSplitMostBlocks).
   impl::LaunchFn four_warps = nullptr;
-  impl::SimtShape four_warps_simt;
+  impl::SimtShape four_warps_simt{};
   // A persistent kernel's clusters (blocks) that the GPU runs at once; the plan's grid.
   impl::ResidentFn resident = nullptr;
   // A registered kernel that takes the calls this one cannot (TMA's 32-bit

@@ -57,4 +57,9 @@ cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_
   return cudaSuccess;
 }
 
+cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk) {
+  static_cast<StreamKPlan&>(*sk) = plan.stream_k;
+  return stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk->flags, &sk->partials);
+}
+
 }  // namespace tessel::impl

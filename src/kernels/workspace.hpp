@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/launch_plan.hpp"
+
 namespace tessel::impl {
 
 // A buffer of at least `bytes` on the current device for kernels ordered on
@@ -35,5 +37,8 @@ cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, W
 // The stream-K kernels' workspace: `slots` ready flags (use kFlags), and
 // `slots` slots of `slot_floats` partial sums each (use kPartials).
 cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials);
+
+// The plan's stream-K schedule with its workspace (plan.stream_k_slots slots).
+cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk);
 
 }  // namespace tessel::impl

@@ -174,12 +174,7 @@ cudaError_t launch_pipelined_tma_streamk(const GemmArgs& call, const LaunchPlan&
     return cudaGetLastError();
   }
   StreamKWork sk;
-  static_cast<StreamKPlan&>(sk) = plan.stream_k;
-  if (cudaError_t err = stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags,
-                                           &sk.partials);
-      err != cudaSuccess) {
-    return err;
-  }
+  if (cudaError_t err = stream_k_work(plan, stream, &sk); err != cudaSuccess) return err;
   auto tiles_kernel = tma_tile_kernel<true>;
   if (cudaError_t err = allow_smem(tiles_kernel); err != cudaSuccess) return err;
   if (cudaError_t err = allow_smem(tma_stream_k_kernel); err != cudaSuccess) return err;

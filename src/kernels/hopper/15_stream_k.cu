@@ -158,16 +158,12 @@ cudaError_t launch_stream_k(const GemmArgs& a, const LaunchPlan& plan, cudaStrea
     auto kernel = stream_k_kernel<Cfg, T, ta, tb>;
     StreamKWork sk;  // partial sums: one slot per CTA and consumer warpgroup
     static_cast<StreamKPlan&>(sk) = plan.stream_k;
+    if (sk.sharing > 0) {
+      if (cudaError_t err = stream_k_work(plan, stream, &sk); err != cudaSuccess) return err;
+    }
     // Clusters with work: every one when some units go whole, else those sharing (or one per unit).
     const int64_t used =
         sk.sharing == 0 ? std::min<int64_t>(units, plan.clusters) : sk.whole > 0 ? plan.clusters : sk.sharing;
-    if (sk.sharing > 0) {
-      if (cudaError_t err =
-              stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags, &sk.partials);
-          err != cudaSuccess) {
-        return err;
-      }
-    }
     CUtensorMap map_a, map_b, map_c;
     bool tma_store = false;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;

@@ -20,12 +20,7 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
     static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
     if (plan.stream_k.sharing > 0) {
       StreamKWork sk;
-      static_cast<StreamKPlan&>(sk) = plan.stream_k;
-      if (cudaError_t err = stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk.flags,
-                                               &sk.partials);
-          err != cudaSuccess) {
-        return err;
-      }
+      if (cudaError_t err = stream_k_work(plan, stream, &sk); err != cudaSuccess) return err;
       // Two launches: the whole waves' tiles by the tile kernel, at its speed, then the remainder's runs.
       return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
         auto tiles_kernel = pipelined_kernel<Cfg, true, true, true, KSplit::kNone, ta, tb, true>;
