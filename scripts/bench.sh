@@ -12,7 +12,7 @@ build=${BUILD_DIR:-build}
 echo "tessel: installing the build dependencies (apt)" >&2
 tessel_install_deps > /dev/null
 tessel_find_nvcc
-echo "tessel: building in $build/ (about 10 minutes on 2 cores the first time)" >&2
+echo "tessel: building in $build/ (five to ten minutes on 2 cores the first time)" >&2
 mkdir -p "$build"
 log=$build/build.log
 # The build's progress on one line; the whole log in $log.
