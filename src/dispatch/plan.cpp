@@ -16,7 +16,6 @@ constexpr int64_t kMaxTmaExtent = int64_t(1) << 31;  // TMA coordinates are 32-b
 LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64_t m, int64_t n, int64_t k, int sms,
                        int64_t* busiest) {
   LaunchPlan p;
-  p.sms = sms;
   p.k_per_split = k;
   const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
   if (e.stream_k) {
@@ -45,10 +44,8 @@ LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64
 }
 
 // Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves.
-LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int clusters,
-                           int64_t* busiest) {
+LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int clusters, int64_t* busiest) {
   LaunchPlan p;
-  p.sms = sms;
   p.k_per_split = k;
   p.clusters = clusters;
   const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
@@ -74,10 +71,9 @@ bool in_16_byte_units(const void* p, int64_t ld) { return reinterpret_cast<uintp
 LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t* busiest) {
   k = std::max<int64_t>(k, 1);
   // The estimates assume a whole GPU: a cluster per `cluster` SMs.
-  if (e.persistent) return plan_persistent(e, m, n, k, sms, full_gpu_clusters(e, sms), busiest);
+  if (e.persistent) return plan_persistent(e, m, n, k, full_gpu_clusters(e, sms), busiest);
   if (e.info.ladder_step == 8) return plan_step08(e, e.simt, m, n, k, sms, busiest);
   LaunchPlan p;  // one block per tile
-  p.sms = sms;
   p.k_per_split = k;
   if (busiest) {  // counted block by block: these kernels run at full speed with one block an SM
     const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
@@ -116,7 +112,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
     if (int resident = 0; e->resident != nullptr && e->resident(&resident) == cudaSuccess && resident > 0) {
       clusters = resident;
     }
-    p = plan_persistent(*e, a.m, a.n, a.k, sms, clusters, nullptr);
+    p = plan_persistent(*e, a.m, a.n, a.k, clusters, nullptr);
     p.launch = e->launch;
   } else {
     p = plan_schedule(*e, a.m, a.n, a.k, sms);

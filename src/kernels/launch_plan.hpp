@@ -56,7 +56,6 @@ using LaunchFn = cudaError_t (*)(const GemmArgs&, const LaunchPlan&, cudaStream_
 // Everything decided for one call.
 struct LaunchPlan {
   LaunchFn launch = nullptr;  // the entry's launcher, or the configuration dispatch resolved it to
-  int sms = 0;                // the GPU's SMs
   int clusters = 0;           // persistent kernels: the clusters (single blocks: blocks) that walk the tiles
   int64_t splits = 1;         // split-k: k cut into this many parts ...
   int64_t k_per_split = 0;    // ... of this depth (whole k-slices); k itself without split-k
