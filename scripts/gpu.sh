@@ -102,7 +102,7 @@ case "$cmd" in
     python3 scripts/compare_bench.py "$out"/compare_new_*.csv -- "$out"/compare_old_*.csv | tee "$out/compare.md"
     ;;
   results)
-    ladder=naive,coalesced,smem,blocktile_1d,blocktile_2d,vectorized,warptile,pipelined,pipelined_128x256
+    ladder=naive,coalesced,smem,blocktile_1d,blocktile_2d,vectorized,warptile,pipelined_128x128,pipelined_128x256
     bar=1024:8192:1024,4096x4096x1024,8192x1024x8192,1024x8192x8192,127x4097x1000
     step "sweep"
     "$T" bench --kernel "$ladder" --sizes 256:8192:256 --repeat 10 --csv "$out/sweep.csv" > "$out/sweep.txt" 2>&1 ||
@@ -118,7 +118,7 @@ case "$cmd" in
       status=1
     tail -13 "$out/auto_tuned.txt"
     step "ncu, 4096^3 NN"
-    for k in smem blocktile_1d blocktile_2d vectorized warptile pipelined pipelined_128x256; do
+    for k in smem blocktile_1d blocktile_2d vectorized warptile pipelined_128x128 pipelined_128x256; do
       echo "--- $k"
       scripts/profile.sh "$build" "$k" 4096 2>&1 | grep -E '__' | awk '{print $1, $NF}'
     done > "$out/ncu.txt" 2>&1

@@ -41,7 +41,7 @@ cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream);
 enum class Schedule { kTiles, kSplitK, kStreamK };
 template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
-// Step 08's 128x256 configuration on Hopper (sm_90a; kernels/hopper/08_pipelined_tma.cu):
+// Step 08's 128x256 configuration on Hopper (sm_90a; kernels/simt/08_pipelined_tma.cu):
 // k-slices fed by TMA, stream-K on that loop (pipelined_128x256_streamk_tma).
 cudaError_t launch_pipelined_tma_streamk(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
@@ -55,7 +55,7 @@ cudaError_t launch_wmma(const GemmArgs& args, const LaunchPlan& plan, cudaStream
 template <class Cfg, DType AB>
 cudaError_t launch_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
-// Step 10 fed the Hopper way (kernels/hopper/10_mma_tma.cu, sm_90a only):
+// Step 10 fed the Hopper way (kernels/tensor/10_mma_tma.cu, sm_90a only):
 // the same mma.sync warps with a TMA producer, mbarrier ring and persistent
 // grid, for f16 and bf16 inputs.
 template <DType AB>

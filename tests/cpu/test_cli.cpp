@@ -42,7 +42,7 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"frobnicate"}, "unknown command 'frobnicate'"},
       {{"bench", "--kernel", "nope"}, "unknown kernel 'nope'"},
       {{"verify", "--kernel", "naive,nope"}, "unknown kernel 'nope'"},
-      {{"bench", "--kernel", "pipelined_splitkk"}, "did you mean pipelined_splitk"},
+      {{"bench", "--kernel", "pipelined_64x64_splitkk"}, "did you mean pipelined_64x64_splitk"},
       {{"bench", "--sizes", "10:5:1"}, "LAST < FIRST"},
       {{"bench", "--sizes", "0:-1:1"}, "'-1'"},
       {{"bench", "--ops", "XX"}, "bad op pair 'XX'"},
@@ -56,9 +56,9 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"tune", "--repeat", "0"}, "--repeat must be >= 1"},
       {{"bench", "--dtype", "fp16"}, "--dtype 'fp16' is not one of"},
       {{"verify", "--dtype", "f16:bf16"}, "--dtype 'f16:bf16' is not one of"},
-      {{"bench", "--kernel", "mma_f16", "--dtype", "f32"}, "kernel 'mma_f16' takes none of the --dtype precisions"},
+      {{"bench", "--kernel", "mma_f16_128x128", "--dtype", "f32"}, "kernel 'mma_f16_128x128' takes none of the --dtype precisions"},
       {{"verify", "--kernel", "naive", "--dtype", "tf32"}, "kernel 'naive' takes none of the --dtype precisions"},
-      {{"run", "--kernel", "mma_bf16", "--dtype", "f16", "--m", "1", "--n", "1", "--k", "1"}, "takes none of"},
+      {{"run", "--kernel", "mma_bf16_128x128", "--dtype", "f16", "--m", "1", "--n", "1", "--k", "1"}, "takes none of"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.args);
@@ -102,7 +102,7 @@ TEST(Cli, GpuCommandsSayThereIsNoGpu) {
   if (tessel::harness::gpu_available()) GTEST_SKIP() << "a GPU is visible";
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"info"}, {"bench"}, {"verify", "--kernel", "naive"}, {"run", "--kernel", "naive", "--m", "1", "--n", "1", "--k", "1"},
-           {"bench", "--kernel", "all,auto", "--dtype", "all"}, {"verify", "--kernel", "mma_f16", "--dtype", "f16:f32"}}) {
+           {"bench", "--kernel", "all,auto", "--dtype", "all"}, {"verify", "--kernel", "mma_f16_128x128", "--dtype", "f16:f32"}}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, tessel::cli::kExitNoGpu) << args[0];
     EXPECT_NE(r.err.find("no CUDA GPU is visible"), std::string::npos) << r.err;

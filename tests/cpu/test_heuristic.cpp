@@ -23,7 +23,7 @@ TEST(Heuristic, LargeOutputsTakeTheLargestTile) {
   EXPECT_EQ(pick(4096, 4096, 4096, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(2048, 2048, 2048, true, 132, 80), "pipelined_128x256");  // 128 blocks >= 0.9 x 132
   EXPECT_EQ(pick(8192, 1024, 8192, true, 132, 80), "pipelined_128x256");
-  EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");      // unaligned: element-wise variants only
+  EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_128x128_any");      // unaligned: element-wise variants only
 }
 
 TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
@@ -34,7 +34,7 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   // than whole ones, six pieces a tile), is estimated fastest (on the H100:
   // 110% of cuBLAS against 102.5% for split-k and 86% for unsplit 128x256).
   EXPECT_EQ(pick(3072, 3072, 3072, true, 132, 80), "pipelined_128x256_streamk");
-  EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_any_128x128_splitk");  // no stream-K for any alignment
+  EXPECT_EQ(pick(3072, 3072, 3072, false), "pipelined_128x128_any_splitk");  // no stream-K for any alignment
   // 5120^3: 800 blocks of 128x256 take 7 rounds of 132 (6.06 waves); cut
   // five ways, 4000 blocks take 31 (30.3). Stream-K runs six waves whole and
   // shares the 8 tiles left: on the H100 5222 us against 5429 for split-k;
@@ -51,7 +51,7 @@ TEST(Heuristic, PartialLastWavesWeighAgainstLargeTiles) {
   EXPECT_EQ(pick(7168, 7168, 7168, true, 132, 80), "pipelined_128x256");
   EXPECT_EQ(pick(8192, 8192, 8192, true, 132, 80), "pipelined_128x256");
   // Without stream-K (any alignment) split-k stays a choice there.
-  EXPECT_EQ(pick(8192, 8192, 8192, false), "pipelined_any_128x128_splitk");
+  EXPECT_EQ(pick(8192, 8192, 8192, false), "pipelined_128x128_any_splitk");
 }
 
 TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
@@ -78,7 +78,7 @@ TEST(Heuristic, Step08StreamKSharesOnlyWhereItPays) {
   // go to split-k (on the H100, stream-K there: 25% and 53% of cuBLAS, the
   // copy of A and the hand-overs unhidden; 768^3 cut seven ways in 128x256
   // tiles: 115%, in 64x64 tiles three ways 106%).
-  EXPECT_EQ(pick(512, 512, 512, true), "pipelined_splitk");
+  EXPECT_EQ(pick(512, 512, 512, true), "pipelined_64x64_splitk");
   EXPECT_EQ(pick(768, 768, 768, true), "pipelined_128x256_splitk");
 }
 
@@ -86,9 +86,9 @@ TEST(Heuristic, BlocksThatFillAnSm) {
   using namespace tessel::impl;
   auto fill = [](const char* name) { return fill_blocks(tessel::find_entry(name)->simt); };
   EXPECT_EQ(fill("pipelined_64x64"), 2);      // 2 warps a block: two give each scheduler one
-  EXPECT_EQ(fill("pipelined_any_64x64"), 4);  // element-wise loads: all it holds
-  EXPECT_EQ(fill("pipelined"), 2);            // the blocks it holds
-  EXPECT_EQ(fill("pipelined_any"), 2);
+  EXPECT_EQ(fill("pipelined_64x64_any"), 4);  // element-wise loads: all it holds
+  EXPECT_EQ(fill("pipelined_128x128"), 2);            // the blocks it holds
+  EXPECT_EQ(fill("pipelined_128x128_any"), 2);
   EXPECT_EQ(fill("pipelined_128x256"), 1);
   // Rounds of them: 5 blocks where 4 make a round cost 8; 3 where 2 do, 4.
   EXPECT_EQ(busiest_sm_blocks(5 * 132, 132, 4), 8);
@@ -101,7 +101,7 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   // 256^3: 16 tiles of 64x64 cut into four 64-deep parts (H100: 95% of
   // cuBLAS; uncut, 56%); 512^3 into four 128-deep ones (256 blocks, two per
   // SM: 105%; two 256-deep parts, 75%).
-  EXPECT_EQ(pick(256, 256, 256, true), "pipelined_splitk");
+  EXPECT_EQ(pick(256, 256, 256, true), "pipelined_64x64_splitk");
   EXPECT_EQ(split_count(16, 256, 132, 2, 16), 4);
   EXPECT_EQ(split_count(64, 512, 132, 2, 16), 4);
   // Two aligned 64x64 blocks per SM fill it: 1024x1024x300 stays uncut (H100:
@@ -109,7 +109,7 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   // tiles, not 128x256 that would leave 3/4 of their columns idle (95-100%
   // against 61%).
   EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");
-  EXPECT_EQ(pick(4096, 64, 300, true), "pipelined_splitk");
+  EXPECT_EQ(pick(4096, 64, 300, true), "pipelined_64x64_splitk");
   // 1536^3 (72 tiles of 128x256): stream-K, each block a run of 53 slices
   // (H100 NN: 171 us, against 184 for 128x256 tiles cut
   // seven ways and 183 for 64x64 ones).
@@ -137,20 +137,20 @@ TEST(Heuristic, HopperStreamKOnTheTmaLoop) {
   EXPECT_EQ(pick(4096, 4096, 1024, true), "pipelined_128x256_streamk_tma");  // 701 -> 683 us NN (128x256)
   EXPECT_EQ(pick(8192, 1024, 8192, true), "pipelined_128x256_streamk_tma");  // 2802 -> 2774
   EXPECT_EQ(pick(1024, 1024, 1024, true), "pipelined_128x256_splitk");
-  EXPECT_EQ(pick(1100, 4100, 1000, true), "pipelined_splitk");
-  EXPECT_EQ(pick(127, 4097, 1000, true), "pipelined_splitk");
-  EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_any");  // TMA needs 16-byte aligned rows
+  EXPECT_EQ(pick(1100, 4100, 1000, true), "pipelined_64x64_splitk");
+  EXPECT_EQ(pick(127, 4097, 1000, true), "pipelined_64x64_splitk");
+  EXPECT_EQ(pick(4096, 4096, 4096, false), "pipelined_128x128_any");  // TMA needs 16-byte aligned rows
 }
 
-// pipelined_splitk runs blocks of 4 warps where the 2-warp kernel would
+// pipelined_64x64_splitk runs blocks of 4 warps where the 2-warp kernel would
 // launch at most 4 blocks an SM (H100, auto: 256^3 12.7 -> 10.6 us, 704^3
 // 30.1 -> 26.8, 300x300x5000 40.2 -> 34.1), or 6 where an operand is
 // transposed on its way in (896^3 NT 53.8 -> 49.0, 3072x256x768 NT 57.1 ->
 // 45.0), else 2 warps (896^3 TN: 784 blocks; 4 warps lost 41.5 -> 44.7 us).
 TEST(Heuristic, SplitKFourWarpsWhereBlocksAreFew) {
-  // Whether dispatch's plan for pipelined_splitk runs the 4-warp configuration.
+  // Whether dispatch's plan for pipelined_64x64_splitk runs the 4-warp configuration.
   auto four_warps = [](int64_t m, int64_t n, int64_t k, int sms, bool transposing) {
-    const tessel::KernelEntry* e = tessel::find_entry("pipelined_splitk");
+    const tessel::KernelEntry* e = tessel::find_entry("pipelined_64x64_splitk");
     tessel::GemmArgs a{transposing ? tessel::Op::N : tessel::Op::T, tessel::Op::N, m, n, k};
     return tessel::make_plan(*e, a, sms).launch == e->four_warps;
   };
@@ -170,8 +170,8 @@ TEST(Heuristic, SmallOutputsSplitK) {
   // 1024^3: 32 tiles of 128x256, k cut four ways: one block per SM (H100:
   // 98.5% of cuBLAS against 88.3% for 64x64 cut in two).
   EXPECT_EQ(pick(1024, 1024, 1024, true), "pipelined_128x256_splitk");
-  EXPECT_EQ(pick(127, 4097, 1000, false), "pipelined_any_splitk");
-  EXPECT_EQ(pick(4096, 64, 8192, true), "pipelined_splitk");  // 128x256 would waste 3/4 of its columns
+  EXPECT_EQ(pick(127, 4097, 1000, false), "pipelined_64x64_any_splitk");
+  EXPECT_EQ(pick(4096, 64, 8192, true), "pipelined_64x64_splitk");  // 128x256 would waste 3/4 of its columns
 }
 
 TEST(Heuristic, SplitKOnlyWhereItPays) {
@@ -182,7 +182,7 @@ TEST(Heuristic, SplitKOnlyWhereItPays) {
 
 TEST(Heuristic, SmallOutputsWithShallowKTakeTheMostBlocks) {
   EXPECT_EQ(pick(1024, 1024, 300, true), "pipelined_64x64");  // too shallow to cut (H100: 14% faster uncut)
-  EXPECT_EQ(pick(7, 7, 7, false), "pipelined_any_64x64");
+  EXPECT_EQ(pick(7, 7, 7, false), "pipelined_64x64_any");
 }
 
 TEST(Heuristic, SplitCountFillsTheSmsWithTheLeastWork) {
@@ -234,9 +234,9 @@ TEST(Heuristic, Step08CopiesAnOperandOnlyWhereItPays) {
   EXPECT_FALSE(small(640, 640, 640, 1000));    // too small to pay for the copy's launch
   // The unaligned kernels: as the 128x256 tiles.
   EXPECT_FALSE(copy_pays(2.0 * 127 * 4097 * 1000, 127, 1000, 2 * 65 * 8, 132 * 4,
-                         register_path(shape("pipelined_any_64x64"), false, false)));
+                         register_path(shape("pipelined_64x64_any"), false, false)));
   EXPECT_TRUE(copy_pays(2.0 * 3071 * 3071 * 3071, 3071, 3071, 24 * 24, 132 * 2,
-                        register_path(shape("pipelined_any"), false, false)));
+                        register_path(shape("pipelined_128x128_any"), false, false)));
 }
 
 TEST(Heuristic, FewerSmsNeedFewerBlocks) {
@@ -253,8 +253,8 @@ TEST(Heuristic, MmaKeepsTheLargerTileWhereBothFill) {
   }
   ASSERT_EQ(f16.size(), 2u);
   auto pick = [&](int64_t s) { return tessel::pick_by_blocks(f16, s, s, s, 132)->info.name; };
-  EXPECT_EQ(pick(3072), "mma_f16");  // 576 blocks of 128x128: 5 per SM; 2304 of 64x64: 18, at 0.71 the speed
-  EXPECT_EQ(pick(4096), "mma_f16");
+  EXPECT_EQ(pick(3072), "mma_f16_128x128");  // 576 blocks of 128x128: 5 per SM; 2304 of 64x64: 18, at 0.71 the speed
+  EXPECT_EQ(pick(4096), "mma_f16_128x128");
   EXPECT_EQ(pick(1024), "mma_f16_64x64");  // neither fills: the most blocks
 }
 
@@ -275,11 +275,11 @@ std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
 
 TEST(Heuristic, PersistentKernelsFillTheLastWave) {
   // 256 units of 2 x 128x256 tiles on 66 clusters: 3.9 of 4 waves, too full for sharing to pay.
-  EXPECT_EQ(pick_persistent(4096, 4096, 4096), "wgmma_streamk_bf16");
-  EXPECT_EQ(pick_persistent(8192, 8192, 8192), "wgmma_streamk_bf16");
-  EXPECT_EQ(pick_persistent(2048, 2048, 2048), "wgmma_streamk_bf16");          // 64 units, one wave
+  EXPECT_EQ(pick_persistent(4096, 4096, 4096), "wgmma_cluster_bf16_128x256_streamk");
+  EXPECT_EQ(pick_persistent(8192, 8192, 8192), "wgmma_cluster_bf16_128x256_streamk");
+  EXPECT_EQ(pick_persistent(2048, 2048, 2048), "wgmma_cluster_bf16_128x256_streamk");          // 64 units, one wave
   EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_64x128");   // 64 units of 64x128: one wave
-  EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_streamk_bf16");          // 6.06 waves: share the last two
+  EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_cluster_bf16_128x256_streamk");          // 6.06 waves: share the last two
 }
 
 TEST(Heuristic, StreamKSharesOnlyWhenItPays) {

@@ -2,6 +2,7 @@
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 TEST(Registry, HoldsTheLadderInOrder) {
@@ -28,7 +29,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
   EXPECT_EQ(ks[4].name, "blocktile_2d");
   EXPECT_EQ(ks[5].name, "vectorized");
   EXPECT_EQ(ks[6].name, "warptile");
-  EXPECT_EQ(ks[7].name, "pipelined");
+  EXPECT_EQ(ks[7].name, "pipelined_128x128");
   // FP32 ladder: 16-byte accesses from step 06 on, except the element-wise
   // "_any" variants. Tensor cores: WMMA (09) element-wise, mma.sync (10)
   // 16-byte copies of A and B and any C. The registry says so.
@@ -37,7 +38,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
     EXPECT_GT(k.tile_n, 0) << k.name;
     ASSERT_FALSE(k.precisions.empty()) << k.name;
     if (k.ladder_step <= 8) {
-      const bool any = k.name.rfind("pipelined_any", 0) == 0;
+      const bool any = k.name.find("_any") != std::string::npos;
       EXPECT_EQ(k.alignment, k.ladder_step >= 6 && !any ? 4 : 1) << k.name;
       EXPECT_EQ(k.c_alignment, k.alignment) << k.name;
       EXPECT_EQ(k.precisions, std::vector<tessel::Precision>{tessel::Precision{}}) << k.name;
@@ -67,6 +68,22 @@ TEST(Registry, HoldsTheLadderInOrder) {
 }
 
 // Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
+// One naming scheme from step 08 on: <family>[_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
+// the tile in the name being the one the registry reports.
+TEST(Registry, NamesFollowOneScheme) {
+  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster)?)(_(f16|bf16|tf32))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  std::set<std::string> seen;
+  for (const auto& k : tessel::kernels()) {
+    EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";
+    if (k.ladder_step < 8) continue;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(k.name, m, scheme)) << k.name;
+    EXPECT_EQ(std::stoi(m[5]), k.tile_m) << k.name;
+    EXPECT_EQ(std::stoi(m[6]), k.tile_n) << k.name;
+    EXPECT_EQ(m[7].matched, k.alignment == 1) << k.name;
+  }
+}
+
 TEST(Registry, TensorCoreKernelsCoverEveryPrecision) {
   for (const char* name : {"tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) {
     const auto p = tessel::parse_precision(name);

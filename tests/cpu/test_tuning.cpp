@@ -20,7 +20,7 @@ std::string temp_path(const std::string& name) {
 TEST(Tuning, WriteThenReadRoundTrips) {
   const std::string path = temp_path("sub/dir/gpu.tune");  // folders are created
   const std::vector<TunedChoice> choices = {{4096, 4096, 4096, Op::N, Op::N, true, "pipelined_128x256"},
-                                            {127, 4097, 1000, Op::T, Op::N, false, "pipelined_any_64x64"}};
+                                            {127, 4097, 1000, Op::T, Op::N, false, "pipelined_64x64_any"}};
   ASSERT_TRUE(tessel::write_tuning(path, choices).ok());
   const auto back = tessel::read_tuning(path);
   ASSERT_EQ(back.size(), 2u);
@@ -28,7 +28,7 @@ TEST(Tuning, WriteThenReadRoundTrips) {
   EXPECT_EQ(back[1].n, 4097);
   EXPECT_EQ(back[1].opA, Op::T);
   EXPECT_FALSE(back[1].aligned);
-  EXPECT_EQ(back[1].kernel, "pipelined_any_64x64");
+  EXPECT_EQ(back[1].kernel, "pipelined_64x64_any");
   std::filesystem::remove_all(std::filesystem::path(path).parent_path().parent_path().parent_path());
 }
 

@@ -155,16 +155,16 @@ TEST_F(Api, AutoDispatchPicksByPrecision) {
   EXPECT_EQ(tessel::find_kernel(name)->ladder_step, 8) << name;
   a.precision = *tessel::parse_precision("tf32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_tf32" : "mma_tf32", 0), 0u) << name;
+  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_tf32_128x256" : "mma_tf32_128x128", 0), 0u) << name;
   a.precision = *tessel::parse_precision("bf16:f32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   // On Hopper: steps 14 or 15 (whichever the estimate prefers for the shape).
   auto top = [](const std::string& kernel) { return tessel::find_kernel(kernel)->ladder_step; };
-  EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_bf16", 0) == 0, true) << name;
+  EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_bf16_128x128", 0) == 0, true) << name;
   EXPECT_NE(name.find("bf16"), std::string::npos) << name;
   a.precision = *tessel::parse_precision("f16");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_f16", 0) == 0, true) << name;
+  EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_f16_128x128", 0) == 0, true) << name;
   EXPECT_NE(name.find("f16"), std::string::npos) << name;
   EXPECT_EQ(name.find("bf16"), std::string::npos) << name;
 }
@@ -261,11 +261,11 @@ TEST_F(Api, StreamKOnTwoStreamsAtOnce) {
   cudaStream_t s1, s2;
   ASSERT_EQ(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
-  ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(alone.get()), s1).ok());
+  ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_bf16_128x256_streamk", args(alone.get()), s1).ok());
   ASSERT_EQ(cudaStreamSynchronize(s1), cudaSuccess);
   for (int round = 0; round < 3; ++round) {
-    ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(C1.get()), s1).ok());
-    ASSERT_TRUE(tessel::run_kernel("wgmma_streamk_bf16", args(C2.get()), s2).ok());
+    ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_bf16_128x256_streamk", args(C1.get()), s1).ok());
+    ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_bf16_128x256_streamk", args(C2.get()), s2).ok());
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto ref = alone.download(), d1 = C1.download(), d2 = C2.download();
@@ -298,7 +298,7 @@ TEST_F(Api, Tf32FromTwoThreadsOnOneStream) {
     fill_random(hA, 20 + t), fill_random(hB, 30 + t);
     sides[t].A = DeviceBuffer<float>(hA), sides[t].B = DeviceBuffer<float>(hB), sides[t].alone = DeviceBuffer<float>(m * n);
     for (int r = 0; r < kRounds; ++r) sides[t].C.emplace_back(m * n);
-    ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_tf32", args(sides[t], sides[t].alone.get()), stream).ok());
+    ASSERT_TRUE(tessel::run_kernel("wgmma_cluster_tf32_128x256", args(sides[t], sides[t].alone.get()), stream).ok());
   }
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   bool ok[2] = {true, true};
@@ -306,7 +306,7 @@ TEST_F(Api, Tf32FromTwoThreadsOnOneStream) {
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
       for (int r = 0; r < kRounds; ++r) {
-        ok[t] = ok[t] && tessel::run_kernel("wgmma_cluster_tf32", args(sides[t], sides[t].C[r].get()), stream).ok();
+        ok[t] = ok[t] && tessel::run_kernel("wgmma_cluster_tf32_128x256", args(sides[t], sides[t].C[r].get()), stream).ok();
       }
     });
   }

@@ -40,7 +40,7 @@ std::vector<std::string> jobs() {
 std::string kernel_of(const std::string& job) { return job.substr(0, job.find('@')); }
 tessel::Precision precision_of(const std::string& job) { return *tessel::parse_precision(job.substr(job.find('@') + 1)); }
 
-// A test-name-safe spelling: "mma_f16@f16:f32" -> "mma_f16_at_f16_f32".
+// A test-name-safe spelling: "mma_f16_128x128@f16:f32" -> "mma_f16_at_f16_f32".
 std::string safe(std::string s) {
   for (char& ch : s) {
     if (ch == ':') ch = '_';
@@ -237,7 +237,7 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
-                         ::testing::Values("wgmma_streamk_f16@f16", "wgmma_streamk_bf16@bf16:f32"),
+                         ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08's stream-K kernels share k-slices where their plans say that pays,
