@@ -53,11 +53,11 @@ TEST(Registry, HoldsTheLadderInOrder) {
     }
   }
   // Hopper steps 11-15 and the TMA-fed variants of steps 08 and 10
-  // (*_tma, mma_tma_*): sm_90a code, compute capability 9.0 only; everything
+  // (*_tma): sm_90a code, compute capability 9.0 only; everything
   // else runs on 8.0 and newer.
   for (const auto& k : ks) {
     const bool tma = k.name.size() > 4 && k.name.compare(k.name.size() - 4, 4, "_tma") == 0;
-    const bool sm90 = k.ladder_step >= 11 || k.name.rfind("mma_tma_", 0) == 0 || tma;
+    const bool sm90 = k.ladder_step >= 11 || tma;
     EXPECT_EQ(k.min_compute_capability, sm90 ? 90 : 80) << k.name;
     EXPECT_EQ(k.max_compute_capability, sm90 ? 90 : 0) << k.name;
     EXPECT_TRUE(k.runs_on(90)) << k.name;
