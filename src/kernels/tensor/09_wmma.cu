@@ -51,7 +51,7 @@ struct WmmaType<float> {  // tf32
 // load_matrix_sync from a shared-memory tile. The WMMA header's f16 loads
 // compile to a wmma.load of the .shared state space, but its bf16 and tf32
 // loads to a wmma.load on a generic address (seen in the PTX), and the bf16
-// kernel ran at 60% of the f16 one with otherwise identical code. For those
+// kernel ran far slower than the f16 one with otherwise identical code. For those
 // two types this issues the same instruction with .shared: same fragment,
 // same registers (four 32-bit ones for A and for B), only the address space
 // differs.

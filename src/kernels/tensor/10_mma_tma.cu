@@ -2,8 +2,8 @@
 // mma.sync m16n8k16 on 64 x 64 blocks, with step 13's producer thread,
 // mbarrier ring and persistent grid in place of cp.async (sm_90a).
 //
-// Why: on this chip step 10 stays near 60% of what mma.sync can do (the
-// register-only microbenchmark, tessel_mma_peak), and every warp there
+// Why: step 10 stays well short of what mma.sync can do (tessel_mma_peak;
+// numbers in the worklog), and every warp there
 // spends issue slots and registers on its share of the copies and stops
 // at a __syncthreads per slice. What changes over step 10:
 //  - Copies: one producer thread issues TMA tile copies (produce_tile);
