@@ -370,6 +370,10 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   std::map<std::tuple<int64_t, int64_t, int64_t, int, int, bool>, TunedChoice> table;
   auto key = [](const TunedChoice& c) { return std::make_tuple(c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned); };
   for (const TunedChoice& c : read_tuning(path)) table[key(c)] = c;
+  // Written back at once, unchanged: a path that cannot be written fails now, not after the timing.
+  std::vector<TunedChoice> kept;
+  for (const auto& entry : table) kept.push_back(entry.second);
+  if (Status s = write_tuning(path, kept); !s.ok()) throw UsageError(s.message());
 
   // FP32 only: the tuning file's entries are keyed by shape, ops and alignment, not precision.
   int top = 0;
@@ -454,6 +458,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::PositiveNumber)->capture_default_str();
   bench->add_option("--alpha", bo.options.alpha, "alpha of every call")->capture_default_str();
   bench->add_option("--beta", bo.options.beta, "beta of every call (non-zero: C is read too)")->capture_default_str();
+  bench->add_flag("--atomics", bo.options.allow_atomics,
+                  "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");
   bench->add_option("--json", bo.json, "Also write the rows and the GPU as JSON to this file");
 

@@ -42,6 +42,7 @@ enum class StatusCode {
   kNotSupported,     // the kernel or the GPU cannot take these arguments
   kNoDevice,         // no CUDA GPU is visible
   kCudaError,        // the CUDA runtime reported an error
+  kInternal,         // a host-side failure inside tessel (e.g. out of host memory); the message says what
 };
 
 class Status {
@@ -122,6 +123,17 @@ struct GemmArgs {
   void* C = nullptr;
   int64_t ldc = 1;
   Precision precision;
+  // Scratch memory the caller owns (device memory on the current GPU, any
+  // alignment), at least workspace_size() bytes, not used by other work while
+  // the call runs. Given, a call never allocates and may be captured into a
+  // CUDA graph and replayed on any stream. Null: tessel's own buffers, which a
+  // call being captured cannot use (it returns kNotSupported instead).
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  // Split-k parts may add into C with atomics where that is faster (small
+  // outputs): the order of the additions, and so the last bits of C, can then
+  // change from run to run. Off: every result is bitwise reproducible.
+  bool allow_atomics = false;
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -137,8 +149,8 @@ struct KernelInfo {
   int c_alignment = 1;       // the same for C and ldc
   std::string constraints;   // shapes/layouts it accepts, in words
   int tile_m = 0, tile_n = 0;  // the block's tile of C
-  bool split_k = false;      // splits k across blocks that add into C with atomics:
-                             // the last bits of a result may differ from run to run
+  bool split_k = false;      // splits k across blocks; their parts are summed in order (or,
+                             // with GemmArgs::allow_atomics, may add into C atomically)
   int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
 
   // Whether precisions lists p.
@@ -165,6 +177,17 @@ Status sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
 // that take args.precision; FP32 with Compute::kF32 is exactly sgemm().
 Status gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
 
+// The scratch memory a call needs (0 for most): what auto-dispatch would run,
+// or the named kernel. Pass at least that much as GemmArgs::workspace to
+// capture the call into a CUDA graph.
+Status workspace_size(const GemmArgs& args, size_t* bytes);
+Status workspace_size(std::string_view kernel, const GemmArgs& args, size_t* bytes);
+
+// Frees tessel's own scratch buffers on every GPU, after waiting for the work
+// that may use them (a device synchronisation per GPU that has any): for
+// thread pools and short-lived streams. Later calls allocate again.
+Status release_workspaces();
+
 // The kernel auto-dispatch would run for these arguments (after validation).
 Status select_kernel(const SgemmArgs& args, std::string* name);
 Status select_kernel(const GemmArgs& args, std::string* name);
@@ -183,7 +206,7 @@ struct TunedChoice {
   std::string kernel;
 };
 std::string tuning_file_path();  // empty when no GPU is visible
-std::vector<TunedChoice> read_tuning(const std::string& path);  // missing file: empty; bad lines skipped
+std::vector<TunedChoice> read_tuning(const std::string& path);  // missing, not a regular file or over 16 MiB: empty; bad lines skipped
 Status write_tuning(const std::string& path, const std::vector<TunedChoice>& choices);  // creates folders
 void reload_tuning();  // forget what was read; the next auto-dispatch reads the file again
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace tessel::device {
 
@@ -133,6 +134,19 @@ cudaError_t with_ops(Op opA, Op opB, F&& launch) {
   return with_bools(opA == Op::T, opB == Op::T, launch);
 }
 
+// Enqueues kernel<<<grid, block, smem, stream>>>(args...) and returns this
+// launch's own error, never one the caller left pending (cudaGetLastError
+// would return that); a failed launch leaves no error pending behind it.
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                   Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = smem, config.stream = stream;
+  const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  if (err != cudaSuccess) cudaGetLastError();
+  return err;
+}
+
 constexpr int64_t kMaxGridY = 65535;
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -157,13 +171,12 @@ cudaError_t split_rows(const SgemmArgs& args, int64_t rows_per_block, F&& launch
 
 // The launcher most kernels share: one instantiation per op pair, row
 // tiles on gridDim.y (split as above), column tiles on gridDim.x.
-// launch(Bool<opA == T>, Bool<opB == T>, grid, sub-problem) enqueues the kernel.
+// enqueue(Bool<opA == T>, Bool<opB == T>, grid, sub-problem) launches the kernel and returns its error.
 template <class F>
-cudaError_t launch_tiled(const SgemmArgs& args, int64_t tile_m, int64_t tile_n, F&& launch) {
+cudaError_t launch_tiled(const SgemmArgs& args, int64_t tile_m, int64_t tile_n, F&& enqueue) {
   return with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
     return split_rows(args, tile_m, [&](const SgemmArgs& p) {
-      launch(ta, tb, dim3(unsigned(ceil_div(p.n, tile_n)), unsigned(ceil_div(p.m, tile_m))), p);
-      return cudaGetLastError();
+      return enqueue(ta, tb, dim3(unsigned(ceil_div(p.n, tile_n)), unsigned(ceil_div(p.m, tile_m))), p);
     });
   });
 }

@@ -7,13 +7,18 @@
 //   4. a GPU is visible                          -> kNoDevice
 //   5. A, B, C are memory the GPU can reach     -> kInvalidArgument
 //   6. the kernel's precisions, compute capability and alignment needs -> kNotSupported
+//   7. the plan's scratch memory: the caller's workspace large enough, or
+//      tessel's own while the stream is not being captured
 // then k == 0 or alpha == 0 scales C by beta, anything else runs the kernel.
+// No exception leaves the API: each entry point returns a Status.
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <limits>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -21,6 +26,7 @@
 #include "dispatch/plan.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/tuning.hpp"
+#include "kernels/workspace.hpp"
 
 namespace tessel {
 namespace {
@@ -74,6 +80,24 @@ Status validate(const GemmArgs& a) {
   if (writes_c && a.C == nullptr) return invalid("C is null but m * n > 0");
   if (reads_ab && a.A == nullptr) return invalid("A is null but m, n, k > 0 and alpha != 0");
   if (reads_ab && a.B == nullptr) return invalid("B is null but m, n, k > 0 and alpha != 0");
+  // Every kernel reads whole elements: a pointer inside one would fault on the GPU.
+  const auto element_aligned = [](const char* name, const void* p, DType t) -> Status {
+    const size_t bytes = size_of(t);
+    if (reinterpret_cast<std::uintptr_t>(p) % bytes == 0) return {};
+    return invalid(std::string(name) + " is not aligned to its " + to_string(bytes) + "-byte " + to_string(t) +
+                   " elements (address % " + to_string(bytes) + " = " +
+                   to_string(reinterpret_cast<std::uintptr_t>(p) % bytes) + ")");
+  };
+  if (reads_ab) {
+    if (Status s = element_aligned("A", a.A, a.precision.ab); !s.ok()) return s;
+    if (Status s = element_aligned("B", a.B, a.precision.ab); !s.ok()) return s;
+  }
+  if (writes_c) {
+    if (Status s = element_aligned("C", a.C, a.precision.c); !s.ok()) return s;
+  }
+  if (a.workspace == nullptr && a.workspace_bytes > 0) {
+    return invalid("workspace is null but workspace_bytes = " + to_string(a.workspace_bytes));
+  }
   return {};
 }
 
@@ -148,7 +172,14 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // alignment of A, B or C (kAlignment + 0, 1, 2). Cheap, no strings:
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
-enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kAlignment = 0 };
+enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
+              kAlignment = 0 };
+
+// The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
+// coordinates, row strides below 2^40 bytes.
+constexpr int64_t kTmaMaxExtent = int64_t(1) << 31;
+constexpr int64_t kTmaMaxStrideBytes = int64_t(1) << 40;
+bool uses_tma(const KernelInfo& info) { return info.max_compute_capability == 90; }
 
 // One operand as a kernel's alignment needs see it.
 struct OperandView {
@@ -178,6 +209,17 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
   for (int i = 0; i < 3; ++i) {
     if (ops[i].misaligned()) return kAlignment + i;
   }
+  if (uses_tma(info)) {
+    for (const OperandView& o : ops) {
+      if (o.ld > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
+    }
+    const bool beyond = a.m >= kTmaMaxExtent || a.n >= kTmaMaxExtent || a.k >= kTmaMaxExtent;
+    if (beyond && e.fallback == nullptr) return kTmaExtent;  // with a fallback, the plan takes that
+  }
+  if (e.resident != nullptr) {  // a kernel whose cluster fits nowhere (a partitioned GPU) cannot run
+    int resident = 0;
+    if (e.resident(&resident) != cudaSuccess || resident < 1) return kNoRoom;
+  }
   return kNone;
 }
 
@@ -199,11 +241,51 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported,
             "tessel: kernel '" + info.name + "' needs " + needs + ", this GPU has " + cc_string(cc)};
   }
+  if (why == kTmaStride) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' reads its operands by TMA, whose row strides must be below 2^40 bytes "
+                                           "(lda = " + to_string(a.lda) + ", ldb = " + to_string(a.ldb) +
+                                           ", ldc = " + to_string(a.ldc) + ")"};
+  }
+  if (why == kTmaExtent) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' addresses its operands by TMA, whose coordinates are 32-bit: m, n and "
+                                           "k must be below 2^31"};
+  }
+  if (why == kNoRoom) {
+    return {StatusCode::kNotSupported,
+            "tessel: kernel '" + info.name + "' does not fit on this GPU (no block or cluster of it can be resident)"};
+  }
   const OperandView o = operand_views(info, a)[why - kAlignment];
   return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
                                          to_string(o.alignment * o.bytes) + " bytes and " + o.ld_name +
                                          " a multiple of " + to_string(o.alignment) + " (" + o.ld_name + " = " +
                                          to_string(o.ld) + ")"};
+}
+
+// The scratch memory of a plan: the caller's workspace when it is large
+// enough; tessel's own buffers unless the stream is being captured (they
+// may have to be allocated, and a graph must not hold on to them).
+Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, cudaStream_t stream) {
+  const size_t need = plan->workspace_bytes();
+  if (need == 0) return {};
+  if (a.workspace != nullptr) {
+    if (a.workspace_bytes < need) {
+      return invalid("workspace_bytes = " + to_string(a.workspace_bytes) + " is too small: this call needs " +
+                     to_string(need) + " bytes (tessel::workspace_size)");
+    }
+    if (Status s = check_pointer(a.workspace, "workspace", device); !s.ok()) return s;
+    plan->workspace = a.workspace;
+    return {};
+  }
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+    cudaGetLastError();
+    return {StatusCode::kNotSupported, "tessel: this call needs " + to_string(need) +
+                                           " bytes of scratch memory and its stream is being captured: pass a "
+                                           "workspace (GemmArgs::workspace, tessel::workspace_size)"};
+  }
+  return {};
 }
 
 // validate -> plan -> launch: the plan (dispatch/plan.hpp) holds every
@@ -213,15 +295,35 @@ Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStre
   if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
   if (multiplies(a)) {
-    const impl::LaunchPlan plan = make_plan(e, a, d.sms);
+    impl::LaunchPlan plan = make_plan(e, a, d.sms);
+    if (Status s = provide_workspace(&plan, a, d.id, stream); !s.ok()) return s;
     err = plan.launch(a, plan, stream);
   } else {
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  }
+  if (err == impl::kWorkspaceUnderCapture) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + e.info.name +
+                                           "' needs scratch memory while its stream is being captured: pass a "
+                                           "workspace (GemmArgs::workspace, tessel::workspace_size)"};
   }
   if (err != cudaSuccess) {
     return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
   }
   return {};
+}
+
+// Runs f, turning any exception into a status: none leaves the API.
+template <class F>
+Status guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return {StatusCode::kInternal, "tessel: out of host memory"};
+  } catch (const std::exception& ex) {
+    return {StatusCode::kInternal, std::string("tessel: ") + ex.what()};
+  } catch (...) {
+    return {StatusCode::kInternal, "tessel: unexpected exception"};
+  }
 }
 
 // The tuning file's alignment class: A, B, C 16-byte aligned and their leading dimensions multiples of 16 bytes.
@@ -272,35 +374,96 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
 }  // namespace
 
 Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream) {
-  const KernelEntry* e = find_entry(kernel);
-  if (e == nullptr) {
-    return {StatusCode::kUnknownKernel, "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
-  }
-  if (Status s = validate(args); !s.ok()) return s;
-  if (args.m == 0 || args.n == 0) return {};
-  Device d;
-  if (Status s = current_device(&d); !s.ok()) return s;
-  return launch(*e, args, d, stream);
+  return guarded([&]() -> Status {
+    const KernelEntry* e = find_entry(kernel);
+    if (e == nullptr) {
+      return {StatusCode::kUnknownKernel,
+              "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
+    }
+    if (Status s = validate(args); !s.ok()) return s;
+    if (args.m == 0 || args.n == 0) return {};
+    Device d;
+    if (Status s = current_device(&d); !s.ok()) return s;
+    return launch(*e, args, d, stream);
+  });
 }
 
 Status select_kernel(const GemmArgs& args, std::string* name) {
-  if (Status s = validate(args); !s.ok()) return s;
-  Device d;
-  if (Status s = current_device(&d); !s.ok()) return s;
-  const KernelEntry* e = nullptr;
-  if (Status s = choose(args, d, &e); !s.ok()) return s;
-  *name = e->info.name;
-  return {};
+  return guarded([&]() -> Status {
+    if (name == nullptr) return invalid("name is null: pass the std::string to receive the kernel's name");
+    if (Status s = validate(args); !s.ok()) return s;
+    Device d;
+    if (Status s = current_device(&d); !s.ok()) return s;
+    const KernelEntry* e = nullptr;
+    if (Status s = choose(args, d, &e); !s.ok()) return s;
+    *name = e->info.name;
+    return {};
+  });
 }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream) {
-  if (Status s = validate(args); !s.ok()) return s;
-  if (args.m == 0 || args.n == 0) return {};
-  Device d;
-  if (Status s = current_device(&d); !s.ok()) return s;
-  const KernelEntry* e = nullptr;
-  if (Status s = choose(args, d, &e); !s.ok()) return s;
-  return launch(*e, args, d, stream);
+  return guarded([&]() -> Status {
+    if (Status s = validate(args); !s.ok()) return s;
+    if (args.m == 0 || args.n == 0) return {};
+    Device d;
+    if (Status s = current_device(&d); !s.ok()) return s;
+    const KernelEntry* e = nullptr;
+    if (Status s = choose(args, d, &e); !s.ok()) return s;
+    return launch(*e, args, d, stream);
+  });
+}
+
+namespace {
+
+// The scratch memory entry e's plan for args needs.
+Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes) {
+  *bytes = 0;
+  if (args.m == 0 || args.n == 0 || !multiplies(args)) return {};
+  if (Status s = can_run(*e, args, d.cc); !s.ok()) return s;
+  *bytes = make_plan(*e, args, d.sms).workspace_bytes();
+  return {};
+}
+
+}  // namespace
+
+Status workspace_size(const GemmArgs& args, size_t* bytes) {
+  return guarded([&]() -> Status {
+    if (bytes == nullptr) return invalid("bytes is null: pass the size_t to receive the size");
+    *bytes = 0;
+    if (Status s = validate(args); !s.ok()) return s;
+    if (args.m == 0 || args.n == 0) return {};
+    Device d;
+    if (Status s = current_device(&d); !s.ok()) return s;
+    const KernelEntry* e = nullptr;
+    if (Status s = choose(args, d, &e); !s.ok()) return s;
+    return plan_bytes(e, args, d, bytes);
+  });
+}
+
+Status workspace_size(std::string_view kernel, const GemmArgs& args, size_t* bytes) {
+  return guarded([&]() -> Status {
+    if (bytes == nullptr) return invalid("bytes is null: pass the size_t to receive the size");
+    *bytes = 0;
+    const KernelEntry* e = find_entry(kernel);
+    if (e == nullptr) {
+      return {StatusCode::kUnknownKernel,
+              "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
+    }
+    if (Status s = validate(args); !s.ok()) return s;
+    if (args.m == 0 || args.n == 0) return {};
+    Device d;
+    if (Status s = current_device(&d); !s.ok()) return s;
+    return plan_bytes(e, args, d, bytes);
+  });
+}
+
+Status release_workspaces() {
+  return guarded([&]() -> Status {
+    if (cudaError_t err = impl::release_own_workspaces(); err != cudaSuccess) {
+      return {StatusCode::kCudaError, "tessel: releasing scratch memory failed (" + cuda_message(err) + ")"};
+    }
+    return {};
+  });
 }
 
 Status run_kernel(std::string_view kernel, const SgemmArgs& args, cudaStream_t stream) {

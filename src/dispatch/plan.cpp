@@ -147,11 +147,21 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
   }
   p.operand_bytes = impl::flipped_bytes(a, p.copy_a, p.copy_b);
 
-  // Split-k parts of an unaligned C: to the workspace where that beats slow atomics.
-  if (e->info.split_k && !shape.aligned && p.splits > 1 && !in_16_byte_units(a.C, a.ldc) &&
-      a.m * a.n >= impl::kMinPartsOutput) {
-    const size_t bytes = size_t(p.splits * a.m * impl::flipped_ld(a.n)) * sizeof(float);
-    if (bytes <= impl::kMaxPartsBytes) p.parts_to_workspace = true, p.parts_bytes = bytes;
+  // Split-k parts: each into the workspace, summed into C in part order (the same bits every run),
+  // at most kMaxPartsBytes of them (fewer parts where more would not fit; one part is plain tiles).
+  // With atomics allowed they add into C instead, unless C is unaligned and large enough that
+  // the sum beats element-wise atomics.
+  if (e->info.split_k && p.splits > 1) {
+    const size_t part_bytes = size_t(a.m * impl::flipped_ld(a.n)) * sizeof(float);
+    const bool parts_pay = !shape.aligned && !in_16_byte_units(a.C, a.ldc) && a.m * a.n >= impl::kMinPartsOutput;
+    if (!a.allow_atomics && size_t(p.splits) * part_bytes > impl::kMaxPartsBytes) {
+      const int64_t fit = int64_t(impl::kMaxPartsBytes / part_bytes);
+      p.k_per_split = fit > 1 ? impl::split_depth(a.k, fit, shape.bk) : a.k;
+      p.splits = ceil_div(a.k, p.k_per_split);
+    }
+    if (p.splits > 1 && (!a.allow_atomics || (parts_pay && size_t(p.splits) * part_bytes <= impl::kMaxPartsBytes))) {
+      p.parts_to_workspace = true, p.parts_bytes = size_t(p.splits) * part_bytes;
+    }
   }
   return p;
 }

@@ -12,6 +12,7 @@ const char* to_string(StatusCode code) {
     case StatusCode::kNotSupported: return "not supported";
     case StatusCode::kNoDevice: return "no CUDA device";
     case StatusCode::kCudaError: return "CUDA error";
+    case StatusCode::kInternal: return "internal error";
   }
   return "unknown status";
 }

@@ -49,6 +49,12 @@ std::string tuning_file_path() {
 
 std::vector<TunedChoice> read_tuning(const std::string& path) {
   std::vector<TunedChoice> out;
+  // Only a regular file of sane size: a FIFO would block every caller, a device file never end.
+  constexpr std::uintmax_t kMostBytes = std::uintmax_t(16) << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || std::filesystem::file_size(path, ec) > kMostBytes || ec) {
+    return out;
+  }
   std::ifstream in(path);
   std::string line;
   while (std::getline(in, line)) {

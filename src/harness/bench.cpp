@@ -76,6 +76,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const SgemmArgs layout = make_layout(ops, shape, o.alpha, o.beta);
       GemmArgs a = to_gemm(layout);
       a.precision = o.precision;
+      a.allow_atomics = o.allow_atomics;
       const DType ab = o.precision.ab, ct = o.precision.c;
       std::vector<float> hA(size_t(stored_rows_a(layout) * a.lda)), hB(size_t(stored_rows_b(layout) * a.ldb)),
           hC(size_t(shape.m * a.ldc));

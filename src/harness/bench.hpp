@@ -20,6 +20,7 @@ struct BenchOptions {
   std::vector<OpPair> ops = {{Op::N, Op::N}};
   Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
+  bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 
 namespace tessel::harness {
 namespace {
@@ -33,6 +35,9 @@ std::string to_string(const Shape& s) {
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
 }
 
+// More shapes than a benchmark can time in a day: a typo, not a plan.
+constexpr int64_t kMaxShapes = 100000;
+
 std::vector<Shape> parse_shapes(const std::string& text) {
   std::vector<Shape> shapes;
   for (const std::string& item : split(text, ',')) {
@@ -43,6 +48,10 @@ std::vector<Shape> parse_shapes(const std::string& text) {
       const int64_t first = parse_size(r[0], item), last = parse_size(r[1], item), step = parse_size(r[2], item);
       if (step <= 0) throw std::invalid_argument("bad range '" + item + "': STEP must be > 0");
       if (last < first) throw std::invalid_argument("bad range '" + item + "': LAST < FIRST");
+      if ((last - first) / step + 1 + int64_t(shapes.size()) > kMaxShapes) {
+        throw std::invalid_argument("range '" + item + "' makes more than " + std::to_string(kMaxShapes) +
+                                    " shapes: use a larger STEP");
+      }
       for (int64_t s = first; s <= last; s += step) shapes.push_back({s, s, s});
     } else if (item.find_first_of("xX") != std::string::npos) {
       std::string lower = item;
@@ -56,6 +65,16 @@ std::vector<Shape> parse_shapes(const std::string& text) {
     }
   }
   if (shapes.empty()) throw std::invalid_argument("the size list is empty");
+  // The harness holds A, B and C on the host (and the GPU): each must have a size it can allocate.
+  constexpr int64_t kMaxElements = int64_t(1) << 33;
+  for (const Shape& sh : shapes) {
+    for (auto [rows, cols, name] : {std::tuple{sh.m, sh.k, "A"}, std::tuple{sh.k, sh.n, "B"}, std::tuple{sh.m, sh.n, "C"}}) {
+      if (cols > 0 && rows > kMaxElements / cols) {
+        throw std::invalid_argument("shape " + std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
+                                    std::to_string(sh.k) + ": " + name + " would hold more than 2^33 elements");
+      }
+    }
+  }
   return shapes;
 }
 

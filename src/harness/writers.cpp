@@ -112,7 +112,7 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
   for (const KernelInfo& k : kernels) {
     std::string line = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}", fmt::format("{:02d}", k.ladder_step),
                                    k.name, w, precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
-                                   k.alignment, k.split_k ? "split-k (atomics)" : "");
+                                   k.alignment, k.split_k ? "split-k" : "");
     s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     if (long_form) s += fmt::format("      {}\n      accepts: {}\n", k.summary, k.constraints);
   }

@@ -48,6 +48,17 @@ struct StreamKWork : StreamKPlan {
 // `values` FP32 values: whole 16-byte units.
 inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }
 
+// The scratch memory a call uses, by what it holds. kFlags: stream-K's ready
+// flags, zero between calls (every kernel resets what it raised). kPartials:
+// partial sums handed between the blocks of one launch (stream-K). Flags and
+// sums are apart because a call with more flags than the last would otherwise
+// take the last one's sums for raised flags. kOperands: operand copies;
+// kSplitParts: split-k parts. The last two are written by one launch and read
+// by the next.
+enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts };
+constexpr int kWorkspaceUses = 4;
+constexpr size_t kWorkspaceAlignment = 256;  // each use's region in one workspace starts on this
+
 struct LaunchPlan;
 // A launcher: takes a validated call (m, n, k > 0, alpha != 0, device
 // pointers a kernel of its entry can read) and the plan dispatch made for it.
@@ -59,7 +70,7 @@ struct LaunchPlan {
   int clusters = 0;           // persistent kernels: the clusters (single blocks: blocks) that walk the tiles
   int64_t splits = 1;         // split-k: k cut into this many parts ...
   int64_t k_per_split = 0;    // ... of this depth (whole k-slices); k itself without split-k
-  bool parts_to_workspace = false;  // split-k parts stored to the workspace, then summed into C
+  bool parts_to_workspace = false;  // split-k parts stored to the workspace, then summed into C; else atomics
   StreamKPlan stream_k;       // stream-K: the units shared by k-slices (sharing == 0: whole units only)
   int stream_k_slots = 0;     // stream-K partial-sum slots ...
   int64_t stream_k_slot_floats = 0;  // ... of this many floats each
@@ -67,9 +78,28 @@ struct LaunchPlan {
   bool round_tf32 = false;    // those copies rounded to tf32
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
-  // All the scratch memory the call uses (the stream-K flags counted as floats).
+  void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
+
+  size_t bytes_for(WorkspaceUse use) const {
+    switch (use) {
+      case WorkspaceUse::kFlags: return size_t(stream_k_slots) * sizeof(int);
+      case WorkspaceUse::kPartials: return size_t(stream_k_slots) * size_t(stream_k_slot_floats) * sizeof(float);
+      case WorkspaceUse::kOperands: return operand_bytes;
+      case WorkspaceUse::kSplitParts: return parts_bytes;
+    }
+    return 0;
+  }
+  // Where `use` starts in one workspace holding every use, and its whole size.
+  size_t offset_of(WorkspaceUse use) const {
+    size_t offset = 0;
+    for (int u = 0; u < int(use); ++u) {
+      offset += (bytes_for(WorkspaceUse(u)) + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
+    }
+    return offset;
+  }
   size_t workspace_bytes() const {
-    return operand_bytes + parts_bytes + size_t(stream_k_slots) * (size_t(stream_k_slot_floats) + 1) * sizeof(float);
+    const size_t total = offset_of(WorkspaceUse::kSplitParts) + parts_bytes;
+    return total == 0 ? 0 : total + kWorkspaceAlignment;  // room to align the caller's pointer
   }
 };
 

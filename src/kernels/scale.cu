@@ -73,8 +73,8 @@ dim3 row_grid(int64_t m, int64_t n, int columns) {
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, float* C,
                              int64_t m, int64_t n, int64_t ldc, cudaStream_t stream) {
   if (m == 0 || n == 0) return cudaSuccess;
-  sum_parts_kernel<<<row_grid(m, n, 1), kThreads, 0, stream>>>(parts, count, part_stride, ldp, beta, C, m, n, ldc);
-  return cudaGetLastError();
+  return device::launch(sum_parts_kernel, row_grid(m, n, 1), kThreads, 0, stream, parts, count, part_stride, ldp, beta,
+                        C, m, n, ldc);
 }
 
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {
@@ -82,8 +82,8 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
-    scale_kernel<T><<<row_grid(m, n, kColumns), kThreads, 0, stream>>>(beta, static_cast<T*>(C), m, n, ldc);
-    return cudaGetLastError();
+    return device::launch(scale_kernel<T>, row_grid(m, n, kColumns), kThreads, 0, stream, beta, static_cast<T*>(C), m,
+                          n, ldc);
   });
 }
 

@@ -69,9 +69,8 @@ cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64
     const int64_t tiles_c = device::ceil_div(cols, kCols), tiles_r = device::ceil_div(rows, kTile);
     if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
     const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
-    transpose_kernel<decltype(round)::value, decltype(vec4)::value><<<grid, kThreads, 0, stream>>>(src, rows, cols, ld,
-                                                                                                   dst, ldd);
-    return cudaGetLastError();
+    return device::launch(transpose_kernel<decltype(round)::value, decltype(vec4)::value>, grid, kThreads, 0, stream, src,
+                          rows, cols, ld, dst, ldd);
   };
   return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
 }
@@ -102,7 +101,7 @@ cudaError_t flip_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t s
   if (!plan.copy_a && !plan.copy_b) return cudaSuccess;
   const Stored a = stored_a(*args, plan.copy_a), b = stored_b(*args, plan.copy_b);
   void* ws = nullptr;
-  if (cudaError_t err = stream_workspace(stream, plan.operand_bytes, &ws, WorkspaceUse::kOperands); err != cudaSuccess) {
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kOperands, &ws); err != cudaSuccess) {
     return err;
   }
   auto flip = [&](const Stored& s, const void*& ptr, int64_t& ld, Op& op, float* dst) {

@@ -1,65 +1,120 @@
 #include "kernels/workspace.hpp"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
+#include <vector>
+
+#include "kernels/context.hpp"
 
 namespace tessel::impl {
+namespace {
 
-cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, WorkspaceUse use) {
-  struct Block {
-    void* ptr = nullptr;
-    size_t bytes = 0;
-  };
-  static std::mutex mutex;
-  static std::map<std::tuple<int, cudaStream_t, std::thread::id, WorkspaceUse>, Block> blocks;
+struct Buffer {
+  void* ptr = nullptr;
+  size_t bytes = 0;
   int device = 0;
+  uint64_t context = 0;  // a buffer of a context that is gone (cudaDeviceReset) went with it
+};
+
+using Key = std::tuple<uint64_t, cudaStream_t, std::thread::id, WorkspaceUse>;
+
+std::mutex g_mutex;
+std::map<Key, Buffer> g_buffers;
+std::vector<Buffer> g_retired;  // replaced by larger ones; work enqueued before may still read them
+
+}  // namespace
+
+cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, WorkspaceUse use, void** buffer) {
+  const size_t bytes = plan.bytes_for(use);
+  if (plan.workspace != nullptr) {
+    const uintptr_t base = (reinterpret_cast<uintptr_t>(plan.workspace) + kWorkspaceAlignment - 1) /
+                           kWorkspaceAlignment * kWorkspaceAlignment;
+    *buffer = reinterpret_cast<void*>(base + plan.offset_of(use));
+    return cudaSuccess;
+  }
+  int device = 0;
+  uint64_t context = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  // cudaStreamPerThread is one handle for a different stream in each host thread. Operand
-  // copies and split-k parts are written by one launch and read by the next, so two threads
-  // issuing to one stream must not share their buffer (one's copy could land between the
-  // other's two launches); flags and partial sums are used by one launch at a time, which
-  // the stream serialises.
+  if (cudaError_t err = current_context(&context); err != cudaSuccess) return err;
   const bool per_thread =
       stream == cudaStreamPerThread || use == WorkspaceUse::kOperands || use == WorkspaceUse::kSplitParts;
-  const std::thread::id thread = per_thread ? std::this_thread::get_id() : std::thread::id();
-  std::lock_guard<std::mutex> lock(mutex);
-  Block& b = blocks[{device, stream, thread, use}];
+  const Key key{context, stream, per_thread ? std::this_thread::get_id() : std::thread::id(), use};
+  std::lock_guard<std::mutex> lock(g_mutex);
+  Buffer& b = g_buffers[key];
   if (b.bytes < bytes) {
-    if (b.ptr != nullptr) {
-      if (cudaError_t err = cudaFree(b.ptr); err != cudaSuccess) return err;
-      b = Block{};
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+      cudaGetLastError();
+      return kWorkspaceUnderCapture;
     }
-    if (cudaError_t err = cudaMalloc(&b.ptr, bytes); err != cudaSuccess) return err;
-    if (cudaError_t err = cudaMemsetAsync(b.ptr, 0, bytes, stream); err != cudaSuccess) {
-      cudaFree(b.ptr);
-      b = Block{};
+    Buffer grown{nullptr, std::max(bytes, b.bytes + b.bytes / 2), device, context};  // geometric: few replaced buffers
+    if (cudaError_t err = cudaMalloc(&grown.ptr, grown.bytes); err != cudaSuccess) {
+      cudaGetLastError();
       return err;
     }
-    b.bytes = bytes;
+    if (cudaError_t err = cudaMemsetAsync(grown.ptr, 0, grown.bytes, stream); err != cudaSuccess) {
+      cudaFree(grown.ptr);
+      cudaGetLastError();
+      return err;
+    }
+    if (b.ptr != nullptr) g_retired.push_back(b);
+    b = grown;
   }
   *buffer = b.ptr;
   return cudaSuccess;
 }
 
-cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials) {
-  void* f = nullptr;
-  void* ws = nullptr;
-  if (cudaError_t err = stream_workspace(stream, size_t(slots) * sizeof(int), &f, WorkspaceUse::kFlags);
-      err != cudaSuccess) {
+cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk) {
+  static_cast<StreamKPlan&>(*sk) = plan.stream_k;
+  void* flags = nullptr;
+  void* partials = nullptr;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kFlags, &flags); err != cudaSuccess) return err;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kPartials, &partials); err != cudaSuccess) {
     return err;
   }
-  const size_t bytes = size_t(slots) * size_t(slot_floats) * sizeof(float);
-  if (cudaError_t err = stream_workspace(stream, bytes, &ws, WorkspaceUse::kPartials); err != cudaSuccess) return err;
-  *flags = static_cast<int*>(f);
-  *partials = static_cast<float*>(ws);
+  if (plan.workspace != nullptr) {
+    if (cudaError_t err = cudaMemsetAsync(flags, 0, plan.bytes_for(WorkspaceUse::kFlags), stream); err != cudaSuccess) {
+      cudaGetLastError();
+      return err;
+    }
+  }
+  sk->flags = static_cast<int*>(flags);
+  sk->partials = static_cast<float*>(partials);
   return cudaSuccess;
 }
 
-cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk) {
-  static_cast<StreamKPlan&>(*sk) = plan.stream_k;
-  return stream_k_workspace(stream, plan.stream_k_slots, plan.stream_k_slot_floats, &sk->flags, &sk->partials);
+cudaError_t release_own_workspaces() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  int current = 0;
+  if (cudaError_t err = cudaGetDevice(&current); err != cudaSuccess) return err;
+  std::vector<Buffer> all = g_retired;
+  for (const auto& entry : g_buffers) {
+    if (entry.second.ptr != nullptr) all.push_back(entry.second);
+  }
+  cudaError_t first = cudaSuccess;
+  auto note = [&](cudaError_t err) {
+    if (err != cudaSuccess && first == cudaSuccess) first = err;
+  };
+  std::vector<int> synced;
+  for (const Buffer& b : all) {
+    uint64_t context = 0;
+    note(cudaSetDevice(b.device));
+    note(current_context(&context));
+    if (context != b.context) continue;
+    if (std::find(synced.begin(), synced.end(), b.device) == synced.end()) {
+      note(cudaDeviceSynchronize());
+      synced.push_back(b.device);
+    }
+    note(cudaFree(b.ptr));
+  }
+  note(cudaSetDevice(current));
+  g_buffers.clear();
+  g_retired.clear();
+  if (first != cudaSuccess) cudaGetLastError();
+  return first;
 }
 
 }  // namespace tessel::impl

@@ -1,6 +1,8 @@
-// Internal: scratch memory in device memory for kernels that exchange data
-// between blocks (step 15's stream-K partial sums and ready flags) or read
-// operands prepared for them (tf32 operands copied K-major).
+// Internal: scratch memory for the kernels that exchange data between blocks
+// (stream-K's partial sums and ready flags, split-k's parts) or read operands
+// prepared for them (transposed or K-major copies). A call uses the caller's
+// workspace when it gives one (GemmArgs::workspace, carved by use as the plan
+// lays it out), otherwise tessel's own buffers.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,33 +14,25 @@
 
 namespace tessel::impl {
 
-// A buffer of at least `bytes` on the current device for kernels ordered on
-// `stream`, zero-filled when first handed out (and whenever it grows).
-// Kernels that use it must leave it as they found it where it matters (the
-// flags are reset by their readers), since the next call on the stream gets
-// the same buffer. One buffer per (device, stream, use), and
-// per host thread for cudaStreamPerThread (a different stream in each
-// thread) and for operand copies (written by one launch and read by the
-// next, so calls from two threads on one stream, which may interleave,
-// must not share one); kept for the life of the process. Growing one frees the old after
-// cudaFree's implicit device synchronisation, so a kernel still using it is
-// done first. Not usable while the stream is being captured into a graph the
-// first time a size is needed (cudaMalloc is not capturable).
-// `use` keeps the users apart. kFlags: counters and ready flags, zero
-// between calls (every kernel resets what it raised). kPartials: partial
-// sums handed between the blocks of one launch (stream-K).
-// They are separate buffers because a call with more flags than the last
-// one would otherwise take the last one's partial sums for raised flags.
-// kOperands: operand copies, and kSplitParts: split-k parts (step 08 with an
-// unaligned C), each written by one launch and read by the next.
-enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts };
-cudaError_t stream_workspace(cudaStream_t stream, size_t bytes, void** buffer, WorkspaceUse use);
+// Returned where a call would have to allocate while its stream is being
+// captured into a graph (cudaMalloc is not capturable): nothing was enqueued.
+constexpr cudaError_t kWorkspaceUnderCapture = cudaErrorStreamCaptureUnsupported;
 
-// The stream-K kernels' workspace: `slots` ready flags (use kFlags), and
-// `slots` slots of `slot_floats` partial sums each (use kPartials).
-cudaError_t stream_k_workspace(cudaStream_t stream, int64_t slots, int64_t slot_floats, int** flags, float** partials);
+// The region for `use` of the plan's call (plan.bytes_for(use) bytes): in the
+// caller's workspace, or in tessel's buffer for (context, stream, use) — and
+// host thread where the stream is cudaStreamPerThread or the use is written by
+// one launch and read by the next (two threads issuing to one stream could
+// interleave). Own buffers are zero-filled when allocated and never freed or
+// reused for other data while work may use them: a larger one replaces a
+// buffer and the old one is kept until release_workspaces(). Kernels must
+// leave the flags as they found them (zero).
+cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, WorkspaceUse use, void** buffer);
 
-// The plan's stream-K schedule with its workspace (plan.stream_k_slots slots).
+// The plan's stream-K schedule with its flags and partial sums; in the
+// caller's workspace the flags are zeroed first.
 cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk);
+
+// Frees every own buffer, each device synchronised first.
+cudaError_t release_own_workspaces();
 
 }  // namespace tessel::impl

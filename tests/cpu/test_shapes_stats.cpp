@@ -28,6 +28,9 @@ TEST(Shapes, BadItemsAreNamed) {
     return std::string("no error");
   };
   EXPECT_NE(message("0:-1:1").find("'-1'"), std::string::npos) << message("0:-1:1");
+  EXPECT_NE(message("1:999999999999:1").find("use a larger STEP"), std::string::npos) << message("1:999999999999:1");
+  EXPECT_NE(message("1x200000x200000").find("B would hold more than 2^33 elements"), std::string::npos)
+      << message("1x200000x200000");
   EXPECT_NE(message("0:5").find("expected FIRST:LAST:STEP"), std::string::npos);
   EXPECT_NE(message("10:5:1").find("LAST < FIRST"), std::string::npos);
   EXPECT_NE(message("1:5:0").find("STEP must be > 0"), std::string::npos);

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <tessel/tessel.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -47,6 +48,22 @@ TEST(Tuning, UnwritablePathIsAnError) {
   const tessel::Status s = tessel::write_tuning("/proc/tessel/x.tune", {});
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("/proc/tessel/x.tune"), std::string::npos) << s.message();
+}
+
+}  // namespace
+
+namespace {
+
+// A tuning file that is a device or a FIFO is ignored at once: neither an
+// endless read (/dev/zero used to throw bad_alloc) nor a reader blocked forever.
+TEST(Tuning, FileThatIsNotRegularIsIgnored) {
+  EXPECT_TRUE(tessel::read_tuning("/dev/zero").empty());
+  const std::string fifo = temp_path("fifo.tune");
+  std::filesystem::create_directories(std::filesystem::path(fifo).parent_path());
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(tessel::read_tuning(fifo).empty());
+  std::filesystem::remove(fifo);
 }
 
 }  // namespace

@@ -287,15 +287,20 @@ class StreamKWorkspaceTest : public GpuTest {};
 TEST_F(StreamKWorkspaceTest, FlagsStartAtZero) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
-  int* flags = nullptr;
-  float* sums = nullptr;
-  ASSERT_EQ(tessel::impl::stream_k_workspace(stream, 64, 64, &flags, &sums), cudaSuccess);
-  ASSERT_EQ(cudaMemsetAsync(sums, 0xff, 64 * 64 * sizeof(float), stream), cudaSuccess);  // sums left behind
+  auto work = [&](int slots, int64_t floats, tessel::impl::StreamKWork* sk) {
+    tessel::impl::LaunchPlan plan;
+    plan.stream_k_slots = slots, plan.stream_k_slot_floats = floats;
+    return tessel::impl::stream_k_work(plan, stream, sk);
+  };
+  tessel::impl::StreamKWork sk;
+  ASSERT_EQ(work(64, 64, &sk), cudaSuccess);
+  ASSERT_EQ(cudaMemsetAsync(sk.partials, 0xff, 64 * 64 * sizeof(float), stream), cudaSuccess);  // sums left behind
   // 1024 slots of 1 float: 8 KiB in all, less than the 16.3 KiB before (one buffer
   // for both would not grow, and its flags would lie on the sums left behind)
-  ASSERT_EQ(tessel::impl::stream_k_workspace(stream, 1024, 1, &flags, &sums), cudaSuccess);
+  ASSERT_EQ(work(1024, 1, &sk), cudaSuccess);
   std::vector<int> host(1024, -1);
-  ASSERT_EQ(cudaMemcpyAsync(host.data(), flags, host.size() * sizeof(int), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(host.data(), sk.flags, host.size() * sizeof(int), cudaMemcpyDeviceToHost, stream),
+            cudaSuccess);
   ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
   EXPECT_EQ(std::count(host.begin(), host.end(), 0), 1024);
   EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);

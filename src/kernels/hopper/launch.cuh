@@ -11,6 +11,7 @@
 
 #include "device/common.cuh"
 #include "device/sm90.cuh"
+#include "kernels/context.hpp"
 #include "kernels/launch_plan.hpp"
 #include "kernels/hopper/tensor_map.hpp"
 
@@ -110,7 +111,7 @@ cudaLaunchAttribute cluster_attribute() {
   return cluster;
 }
 
-// Once per device and kernel (the answers are cached, so a GEMM call pays
+// Once per context and kernel (the answers are cached, so a GEMM call pays
 // for them only the first time): raises kernel's dynamic shared memory
 // limit to Ops::kSmemBytes and returns in *resident how many clusters of
 // Ops::kCluster blocks (single blocks when kCluster is 1) the GPU runs at
@@ -120,10 +121,13 @@ cudaLaunchAttribute cluster_attribute() {
 template <class Cfg, class Ops, class... Params>
 cudaError_t prepare_kernel(void (*kernel)(Params...), int* resident) {
   static std::mutex mutex;
-  static std::map<std::pair<const void*, int>, int> cache;  // (kernel, device) -> resident
+  static std::map<std::pair<const void*, uint64_t>, int> cache;  // (kernel, context) -> resident
   int device = 0;
+  uint64_t context = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
+  if (cudaError_t err = current_context(&context); err != cudaSuccess) return err;
+  // Per context, not device: cudaDeviceReset() forgets the raised limit with the context.
+  const std::pair<const void*, uint64_t> key{reinterpret_cast<const void*>(kernel), context};
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (auto it = cache.find(key); it != cache.end()) {
@@ -168,7 +172,9 @@ cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t s
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
   config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+  if (err != cudaSuccess) cudaGetLastError();  // as device::launch: the error is returned, not left pending
+  return err;
 }
 
 // The launch of steps 11-13 for the call's op pair: builds A's and B's

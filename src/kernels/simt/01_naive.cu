@@ -33,8 +33,7 @@ cudaError_t launch_naive(const SgemmArgs& args, cudaStream_t stream) {
   return device::with_ops(args.opA, args.opB, [&](auto ta, auto tb) {
     return device::split_cols(args, kBlock, [&](const SgemmArgs& p) {
       const dim3 grid(device::ceil_div(p.m, kBlock), device::ceil_div(p.n, kBlock));
-      naive_kernel<ta, tb><<<grid, dim3(kBlock, kBlock), 0, stream>>>(p);
-      return cudaGetLastError();
+      return device::launch(naive_kernel<ta, tb>, grid, dim3(kBlock, kBlock), 0, stream, p);
     });
   });
 }

@@ -31,7 +31,7 @@ __global__ void coalesced_kernel(SgemmArgs p) {
 
 cudaError_t launch_coalesced(const SgemmArgs& args, cudaStream_t stream) {
   return device::launch_tiled(args, kBlock, kBlock, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
-    coalesced_kernel<ta, tb><<<grid, dim3(kBlock, kBlock), 0, stream>>>(p);
+    return device::launch(coalesced_kernel<ta, tb>, grid, dim3(kBlock, kBlock), 0, stream, p);
   });
 }
 

@@ -56,7 +56,7 @@ __global__ void smem_kernel(SgemmArgs p) {
 cudaError_t launch_smem(const SgemmArgs& args, cudaStream_t stream) {
   constexpr int T = SmemConfig::kTile;
   return device::launch_tiled(args, T, T, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
-    smem_kernel<ta, tb><<<grid, dim3(T, T), 0, stream>>>(p);
+    return device::launch(smem_kernel<ta, tb>, grid, dim3(T, T), 0, stream, p);
   });
 }
 

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) blocktile2d_kernel(SgemmArgs p)
 
 cudaError_t launch_blocktile_2d(const SgemmArgs& args, cudaStream_t stream) {
   return device::launch_tiled(args, Cfg::kBM, Cfg::kBN, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
-    blocktile2d_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+    return device::launch(blocktile2d_kernel<ta, tb>, grid, Cfg::kThreads, 0, stream, p);
   });
 }
 

@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) vectorized_kernel(SgemmArgs p) 
 
 cudaError_t launch_vectorized(const SgemmArgs& args, cudaStream_t stream) {
   return device::launch_tiled(args, Cfg::kBM, Cfg::kBN, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
-    vectorized_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+    return device::launch(vectorized_kernel<ta, tb>, grid, Cfg::kThreads, 0, stream, p);
   });
 }
 

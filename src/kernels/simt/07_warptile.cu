@@ -69,7 +69,7 @@ __global__ void __launch_bounds__(Cfg::kThreads) warptile_kernel(SgemmArgs p) {
 
 cudaError_t launch_warptile(const SgemmArgs& args, cudaStream_t stream) {
   return device::launch_tiled(args, Cfg::kBM, Cfg::kBN, [&](auto ta, auto tb, dim3 grid, const SgemmArgs& p) {
-    warptile_kernel<ta, tb><<<grid, Cfg::kThreads, 0, stream>>>(p);
+    return device::launch(warptile_kernel<ta, tb>, grid, Cfg::kThreads, 0, stream, p);
   });
 }
 

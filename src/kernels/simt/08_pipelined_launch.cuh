@@ -32,28 +32,33 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
             return err;
           }
         }
-        if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(args, args.k, 0);
-        runs_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(args, sk);
-        return cudaGetLastError();
+        if (sk.whole > 0) {
+          if (cudaError_t err = device::launch(tiles_kernel, unsigned(sk.whole), Cfg::kThreads, kSmem, stream, args,
+                                               args.k, int64_t(0));
+              err != cudaSuccess) {
+            return err;
+          }
+        }
+        return device::launch(runs_kernel, unsigned(sk.sharing), Cfg::kThreads, kSmem, stream, args, sk);
       });
     }
   }
-  // One block per tile and part of k. The parts add into C atomically (C
-  // scaled by beta first), or each stores into its own aligned matrix in the
-  // workspace, summed into C in part order afterwards.
+  // One block per tile and part of k. Each part stores into its own aligned
+  // matrix in the workspace, summed into C in part order afterwards (C is
+  // written last, and the same bits every run), or, where the plan allows
+  // atomics, the parts add into C (scaled by beta first). One part: plain tiles.
   const int64_t splits = SplitK ? plan.splits : 1, per_split = SplitK ? plan.k_per_split : args.k;
-  const bool to_parts = SplitK && !Aligned && plan.parts_to_workspace;
+  const bool to_parts = SplitK && splits > 1 && plan.parts_to_workspace;
   SgemmArgs out = args;  // what the kernel writes
   int64_t part_stride = 0;
   if (to_parts) {
     void* parts = nullptr;
-    if (cudaError_t err = stream_workspace(stream, plan.parts_bytes, &parts, WorkspaceUse::kSplitParts);
-        err != cudaSuccess) {
+    if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kSplitParts, &parts); err != cudaSuccess) {
       return err;
     }
     const int64_t ldp = flipped_ld(args.n);
     out.C = static_cast<float*>(parts), out.ldc = ldp, out.beta = 0.0f, part_stride = args.m * ldp;
-  } else if (SplitK) {
+  } else if (SplitK && splits > 1) {
     if (cudaError_t err = launch_scale(args.beta, args.C, args.m, args.n, args.ldc, stream); err != cudaSuccess) return err;
   }
   auto launch = [&](auto aligned_a, auto aligned_b, auto aligned_c, auto split) {
@@ -65,8 +70,7 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
       }
       return device::split_rows(out, Cfg::kBM, [&](const SgemmArgs& p) {
         const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
-        kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(p, per_split, part_stride);
-        return cudaGetLastError();
+        return device::launch(kernel, grid, Cfg::kThreads, kSmem, stream, p, per_split, part_stride);
       });
     });
   };
@@ -74,9 +78,8 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
   auto launch_split = [&](auto aligned_a, auto aligned_b) {
     if constexpr (!SplitK) {
       return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
-    } else if constexpr (Aligned) {
-      return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
     } else {
+      if (splits == 1) return launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kNone>{});
       return to_parts ? launch(aligned_a, aligned_b, device::Bool<true>{}, KSplitConstant<KSplit::kParts>{})
                       : launch(aligned_a, aligned_b, AlignedC{}, KSplitConstant<KSplit::kAtomic>{});
     }

@@ -170,8 +170,7 @@ cudaError_t launch_pipelined_tma_streamk(const GemmArgs& call, const LaunchPlan&
     auto kernel = tma_tile_kernel<false>;
     if (cudaError_t err = allow_smem(kernel); err != cudaSuccess) return err;
     const dim3 grid(unsigned(device::ceil_div(args.n, Cfg::kBN)), unsigned(device::ceil_div(args.m, Cfg::kBM)));
-    kernel<<<grid, Cfg::kThreads, kSmem, stream>>>(maps, args);
-    return cudaGetLastError();
+    return device::launch(kernel, grid, Cfg::kThreads, kSmem, stream, maps, args);
   }
   StreamKWork sk;
   if (cudaError_t err = stream_k_work(plan, stream, &sk); err != cudaSuccess) return err;
@@ -179,9 +178,13 @@ cudaError_t launch_pipelined_tma_streamk(const GemmArgs& call, const LaunchPlan&
   if (cudaError_t err = allow_smem(tiles_kernel); err != cudaSuccess) return err;
   if (cudaError_t err = allow_smem(tma_stream_k_kernel); err != cudaSuccess) return err;
   // Two launches, as step 08's stream-K: the whole waves' tiles, then the remainder's runs.
-  if (sk.whole > 0) tiles_kernel<<<unsigned(sk.whole), Cfg::kThreads, kSmem, stream>>>(maps, args);
-  tma_stream_k_kernel<<<unsigned(sk.sharing), Cfg::kThreads, kSmem, stream>>>(maps, args, sk);
-  return cudaGetLastError();
+  if (sk.whole > 0) {
+    if (cudaError_t err = device::launch(tiles_kernel, unsigned(sk.whole), Cfg::kThreads, kSmem, stream, maps, args);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  return device::launch(tma_stream_k_kernel, unsigned(sk.sharing), Cfg::kThreads, kSmem, stream, maps, args, sk);
 }
 
 }  // namespace tessel::impl

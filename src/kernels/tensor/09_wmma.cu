@@ -231,8 +231,7 @@ cudaError_t launch_wmma(const GemmArgs& a, const LaunchPlan&, cudaStream_t strea
           err != cudaSuccess) {
         return err;
       }
-      kernel<<<unsigned(tiles), Cfg::kThreads, kSmem, stream>>>(p);
-      return cudaGetLastError();
+      return device::launch(kernel, unsigned(tiles), Cfg::kThreads, kSmem, stream, p);
     });
   });
 }

@@ -130,8 +130,7 @@ cudaError_t launch_mma(const GemmArgs& a, const LaunchPlan&, cudaStream_t stream
         err != cudaSuccess) {
       return err;
     }
-    kernel<<<unsigned(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream>>>(p);
-    return cudaGetLastError();
+    return device::launch(kernel, unsigned(tiles), Cfg::kThreads, Cfg::kSmemBytes, stream, p);
   });
 }
 
