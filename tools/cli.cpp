@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "harness/bench.hpp"
+#include "harness/fuzz.hpp"
 #include "harness/reference.hpp"
 #include "harness/gpu.hpp"
 #include "harness/typed.hpp"
@@ -190,6 +191,7 @@ struct VerifyCli {
   std::string ops = "NN,NT,TN,TT";
   std::optional<float> alpha, beta;
   std::optional<int64_t> ld_pad;
+  int64_t offset = 0;
   uint64_t seed = 1;
   // filled by prepare()
   std::vector<Job> jobs;
@@ -227,7 +229,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
         for (const Setting& s : settings) {
           const int64_t pad = exact_pad ? s.pad_units : s.pad_units * align;
           const VerifyResult r = verify_case(cublas, {name, op.first, op.second, shape, s.alpha, s.beta, pad,
-                                                      o.seed + uint64_t(total), align, precision});
+                                                      o.seed + uint64_t(total), align, precision, o.offset});
           ++total;
           const bool refusal = exact_pad && r.status.code() == StatusCode::kNotSupported;
           refused += refusal;
@@ -348,6 +350,18 @@ int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// Random calls and what callers do around them until the time or the case
+// count runs out; every failure is a one-line reproducer.
+int cmd_fuzz(const FuzzOptions& f, std::ostream& out, std::ostream& err) {
+  out << fmt::format("fuzzing for {} s{} with {} threads, seed {}\n", f.seconds,
+                     f.max_cases > 0 ? fmt::format(" or {} cases", f.max_cases) : "", f.threads, f.seed);
+  const FuzzReport r = run_fuzz(f, err);
+  out << fmt::format("{} cases: {} passed, {} failed, {} refused by name (graph {}, pending error {}, bad input {})\n",
+                     r.cases, r.passed, r.failed, r.refused, r.graph_cases, r.pending_cases, r.bad_input_cases);
+  for (const std::string& line : r.failures) out << "  " << line << '\n';
+  return r.failed ? 1 : 0;
+}
+
 struct TuneCli {
   std::string sizes = kDefaultBenchSizes;
   std::string ops = "NN";
@@ -445,6 +459,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* vb = verify->add_option("--beta", v_beta, "Only this beta (0 fills C with NaN)");
   auto* vp = verify->add_option("--ld-pad", v_pad, "Leading dimensions exceed their minimum by this")->check(CLI::NonNegativeNumber);
   verify->add_option("--seed", vo.seed, "Random seed")->capture_default_str();
+  verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
+      ->check(CLI::NonNegativeNumber);
 
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
@@ -482,12 +498,21 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   tune->add_option("--repeat", to.options.repeat, "Timed runs per configuration")->capture_default_str();
   tune->add_option("--file", to.file, "Tuning file (default: $TESSEL_TUNE_FILE or the per-GPU cache file)");
 
+  FuzzOptions fo;
+  auto* fuzz = app.add_subcommand("fuzz", "Random calls checked against cuBLAS and fp64, with graphs, threads and bad input");
+  fuzz->add_option("--seconds", fo.seconds, "How long to run")->capture_default_str()->check(CLI::NonNegativeNumber);
+  fuzz->add_option("--cases", fo.max_cases, "Stop after this many cases (0: no limit)")->capture_default_str();
+  fuzz->add_option("--seed", fo.seed, "Random seed")->capture_default_str();
+  fuzz->add_option("--threads", fo.threads, "Host threads, each on its own stream")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+
   const auto& commands = app.get_subcommands({});
   const bool known = std::any_of(commands.begin(), commands.end(), [&](const CLI::App* c) {
     return args.size() > 1 && c->get_name() == args[1];
   });
   if (args.size() > 1 && !args[1].empty() && args[1][0] != '-' && !known) {
-    err << "error: unknown command '" << args[1] << "' (commands: list, info, verify, bench, run, tune; --help)\n";
+    err << "error: unknown command '" << args[1] << "' (commands: list, info, verify, bench, run, tune, fuzz; --help)\n";
     return kExitUsage;
   }
   std::vector<const char*> argv;
@@ -518,6 +543,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (verify->parsed()) return cmd_verify(vo, out, err);
     if (bench->parsed()) return cmd_bench(bo, join_command(args), out, err);
     if (tune->parsed()) return cmd_tune(to, out, err);
+    if (fuzz->parsed()) return cmd_fuzz(fo, out, err);
     return cmd_run(ro, out, err);
   } catch (const UsageError& e) {
     err << "error: " << e.what() << '\n';

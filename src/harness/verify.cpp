@@ -88,33 +88,52 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
   }
-  const std::vector<uint8_t> bytesC = encode(hC, ct);
-
-  DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC(bytesC), dRef(bytesC);
+  // Each array starts c.offset elements into its allocation, after guard elements.
+  auto guarded = [&](const std::vector<float>& v, DType t) {
+    std::vector<float> all(size_t(c.offset), from_bits(kGuardBits));
+    all.insert(all.end(), v.begin(), v.end());
+    return encode(all, t);
+  };
+  const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
+  DeviceBuffer<uint8_t> dA(bytesA), dB(bytesB), dC(bytesC), dRef(bytesC);
+  const size_t skip_ab = size_t(c.offset) * size_of(ab), skip_c = size_t(c.offset) * size_of(ct);
   GemmArgs ref = to_gemm(a);
   ref.precision = c.precision;
-  ref.A = dA.get(), ref.B = dB.get(), ref.C = dRef.get();
-  cublas.gemm(ref);
+  ref.A = dA.get() + skip_ab, ref.B = dB.get() + skip_ab, ref.C = dRef.get() + skip_c;
+  cublas.gemm(ref, c.stream);
   GemmArgs run = ref;
-  run.C = dC.get();
-  r.status = run_gemm(c.kernel, run);
+  run.C = dC.get() + skip_c;
+  r.status = run_gemm(c.kernel, run, c.stream);
+  const cudaError_t err = cudaStreamSynchronize(c.stream);
+  auto changed = [](const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
+    int64_t n = 0;
+    for (size_t i = 0; i < now.size(); ++i) n += now[i] != before[i];
+    return n;
+  };
+  r.clobbered = changed(dA.download(), bytesA) + changed(dB.download(), bytesB);
   if (!r.status.ok()) {
-    r.reason = r.status.message();
+    r.clobbered += changed(dC.download(), bytesC);
+    r.reason = r.status.message() + (r.clobbered ? " (and it changed " + std::to_string(r.clobbered) + " bytes)" : "");
     return r;
   }
-  if (cudaError_t err = cudaDeviceSynchronize(); err != cudaSuccess) {
+  if (err != cudaSuccess) {
     r.reason = std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err);
     return r;
   }
-  const std::vector<uint8_t> bytesD = dC.download();
-  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
+  const std::vector<uint8_t> bytesD_all = dC.download();
+  for (size_t i = 0; i < skip_c; ++i) r.clobbered += bytesD_all[i] != bytesC[i];
+  const std::vector<uint8_t> bytesD(bytesD_all.begin() + std::ptrdiff_t(skip_c), bytesD_all.end());
+  const std::vector<uint8_t> bytesC0(bytesC.begin() + std::ptrdiff_t(skip_c), bytesC.end());
+  const std::vector<uint8_t> bytesR_all = dRef.download();
+  const std::vector<float> D = decode(bytesD, ct),
+                           R = decode(std::vector<uint8_t>(bytesR_all.begin() + std::ptrdiff_t(skip_c), bytesR_all.end()), ct);
 
   const Comparison cmp = compare(D, R, m, n, a.ldc);
   r.nonfinite = cmp.nonfinite;
   const size_t size = size_of(ct);
   for (size_t e = 0; e < D.size(); ++e) {
     const bool inside = int64_t(e) < m * a.ldc && int64_t(e) % a.ldc < n;
-    if (!inside && std::memcmp(&bytesD[e * size], &bytesC[e * size], size) != 0) ++r.clobbered;
+    if (!inside && std::memcmp(&bytesD[e * size], &bytesC0[e * size], size) != 0) ++r.clobbered;
   }
 
   // fp64 reference: every element of small cases, a fixed sample plus the corners of large ones.
@@ -147,7 +166,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
 
   std::string why;
   if (r.nonfinite > 0) why = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
-  else if (r.clobbered > 0) why = std::to_string(r.clobbered) + " elements outside C's m x n were overwritten";
+  else if (r.clobbered > 0) why = std::to_string(r.clobbered) + " elements outside C's m x n (or of A, B) were overwritten";
   else if (!(r.err_vs_cublas <= r.tolerance)) why = "error vs cuBLAS above tolerance";
   else if (!(r.err_vs_fp64 <= r.tolerance)) why = "error vs fp64 reference above tolerance";
   else if (!(r.cublas_vs_fp64 <= r.tolerance)) why = "cuBLAS itself disagrees with the fp64 reference";

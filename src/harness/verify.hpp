@@ -21,6 +21,8 @@ struct VerifyCase {
   uint64_t seed = 1;         //   a multiple of ld_align, plus ld_pad
   int64_t ld_align = 1;
   Precision precision;       // types of A/B and C, and the compute mode
+  int64_t offset = 0;        // A, B and C start this many elements past their allocation (guarded)
+  cudaStream_t stream = nullptr;
 };
 
 struct VerifyResult {
@@ -34,7 +36,8 @@ struct VerifyResult {
   double cublas_vs_fp64 = 0; // the reference's own error, as a sanity check of the reference
   int64_t fp64_checked = 0;  // elements compared with the fp64 reference
   int64_t nonfinite = 0;     // NaN/Inf in D where the reference is finite
-  int64_t clobbered = 0;     // elements outside C's m x n (padding, past the end) that changed
+  int64_t clobbered = 0;     // elements outside C's m x n (padding, guards) that changed, or any of A or B;
+                             // for a call that returned an error, any element of C
   bool passed = false;
   std::string reason;        // why it failed; empty when passed
 };
@@ -46,6 +49,9 @@ double tolerance(const Precision& precision, int64_t k);
 inline constexpr int64_t kFullFp64Macs = int64_t(1) << 24;
 inline constexpr int kFp64Samples = 512;
 
+// Runs the case and checks it; a call tessel refuses must leave A, B and C as
+// they were (reason set, passed false: the caller decides whether a refusal is
+// expected).
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c);
 
 // D against the reference R over the m x n elements of two row-major arrays with leading dimension ld.

@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gpu/gpu_test.hpp"
+#include "harness/fuzz.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
 
@@ -305,6 +307,24 @@ TEST_F(Reliability, ThreadsSharingAStream) {
   EXPECT_TRUE(ok1);
   EXPECT_TRUE(ok2);
   cudaStreamDestroy(stream);
+}
+
+}  // namespace
+
+namespace {
+
+// A short fuzz run (the long one: `tessel fuzz --seconds S`): random calls,
+// graphs, threads, pending errors and bad input, every case correct.
+TEST_F(Reliability, FuzzShortRun) {
+  std::ostringstream log;
+  tessel::harness::FuzzOptions o;
+  o.seconds = 20, o.seed = 7, o.threads = 2;
+  const tessel::harness::FuzzReport r = tessel::harness::run_fuzz(o, log);
+  EXPECT_GT(r.cases, 100);
+  EXPECT_GT(r.graph_cases, 0);
+  EXPECT_GT(r.pending_cases, 0);
+  EXPECT_GT(r.bad_input_cases, 0);
+  EXPECT_EQ(r.failed, 0) << log.str();
 }
 
 }  // namespace

@@ -1,0 +1,281 @@
+#include "harness/fuzz.hpp"
+
+#include <tessel/tessel.hpp>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <random>
+#include <thread>
+
+#include "harness/gpu.hpp"
+#include "harness/reference.hpp"
+#include "harness/typed.hpp"
+#include "harness/verify.hpp"
+
+namespace tessel::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Sizes: mostly small (0, 1, odd, around powers of two), some up to a few thousand.
+int64_t pick_dim(std::mt19937_64& g) {
+  const int r = int(g() % 100);
+  if (r < 10) return int64_t(g() % 3);
+  if (r < 45) return 1 + int64_t(g() % 64);
+  if (r < 75) return 1 + int64_t(g() % 512);
+  if (r < 90) return (int64_t(1) << (4 + g() % 8)) + int64_t(g() % 3) - 1;
+  return 1 + int64_t(g() % 3000);
+}
+
+Shape pick_shape(std::mt19937_64& g) {
+  Shape s{pick_dim(g), pick_dim(g), pick_dim(g)};
+  if (g() % 100 < 3) {  // one very large dimension, the others small
+    s = {1 + int64_t(g() % 8), 1 + int64_t(g() % 8), 1 + int64_t(g() % 8)};
+    switch (g() % 3) {
+      case 0: s.m = 10000 + int64_t(g() % 190000); break;
+      case 1: s.n = 10000 + int64_t(g() % 190000); break;
+      default: s.k = (int64_t(1) << 16) + int64_t(g() % (int64_t(1) << 20)); break;
+    }
+  }
+  return s;
+}
+
+float pick_scalar(std::mt19937_64& g, bool is_beta) {
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  switch (g() % 5) {
+    case 0: return 0.0f;
+    case 1: return 1.0f;
+    case 2: return is_beta ? 0.0f : -1.0f;  // beta = 0 (C full of NaN) twice as often
+    case 3: return -0.5f;
+    default: return u(g);
+  }
+}
+
+std::string reproducer(const VerifyCase& c, const std::string& why) {
+  return fmt::format(
+      "tessel verify --kernel {} --dtype {} --sizes {} --ops {} --alpha {:.9g} --beta {:.9g} --ld-pad {} --offset {} "
+      "--seed {}  # {}",
+      c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}), c.alpha, c.beta, c.ld_pad,
+      c.offset, c.seed, why);
+}
+
+struct Shared {
+  Shared(const FuzzOptions& o, std::ostream& l)
+      : options(o), log(l),
+        end(Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds))) {}
+  const FuzzOptions& options;
+  std::ostream& log;
+  Clock::time_point end;
+  std::atomic<int64_t> started{0};
+  std::mutex mutex;
+  FuzzReport report;
+  // Held shared by every case, alone while a graph is captured: a capture must
+  // not see another thread's allocations or frees (they synchronise).
+  std::shared_mutex gate;
+
+  bool next() {
+    if (Clock::now() >= end) return false;
+    return options.max_cases <= 0 || started.fetch_add(1) < options.max_cases;
+  }
+  void record(bool passed, bool refused, const std::string& line, int64_t FuzzReport::*phase = nullptr) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++report.cases;
+    if (phase) ++(report.*phase);
+    if (passed) ++report.passed;
+    else if (refused) ++report.refused;
+    else {
+      ++report.failed;
+      if (report.failures.size() < 50) report.failures.push_back(line);
+      log << "FAIL " << line << '\n' << std::flush;
+    }
+  }
+};
+
+class Worker {
+ public:
+  Worker(Shared& shared, int index) : s_(shared), gen_(shared.options.seed * 1000003 + uint64_t(index)) {
+    check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    for (const KernelInfo& k : kernels()) {
+      if (k.runs_on(query_gpu().compute_capability)) runnable_.push_back(k);
+    }
+  }
+  ~Worker() { cudaStreamDestroy(stream_); }
+
+  void run(bool phases) {
+    for (int64_t i = 0; s_.next(); ++i) {
+      const int phase = phases ? int(i % 20) : -1;
+      if (phase == 5) graph_case();
+      else if (phase == 10) pending_error_case();
+      else if (phase == 15) bad_input_case();
+      else plain_case();
+    }
+  }
+
+ private:
+  VerifyCase random_case(bool auto_only) {
+    VerifyCase c;
+    const std::vector<Precision>& all = supported_precisions();
+    c.precision = all[gen_() % all.size()];
+    c.kernel = kAuto;
+    if (!auto_only && gen_() % 2 == 0) {
+      std::vector<const KernelInfo*> takers;
+      for (const KernelInfo& k : runnable_) {
+        if (k.takes(c.precision)) takers.push_back(&k);
+      }
+      if (!takers.empty()) c.kernel = takers[gen_() % takers.size()]->name;
+    }
+    c.opA = gen_() % 2 ? Op::T : Op::N;
+    c.opB = gen_() % 2 ? Op::T : Op::N;
+    c.shape = pick_shape(gen_);
+    if (c.kernel != kAuto && c.kernel.find("naive") != std::string::npos) {  // 0.5 TFLOP/s: keep it small
+      c.shape = {c.shape.m % 300, c.shape.n % 300, c.shape.k % 300};
+    }
+    c.alpha = pick_scalar(gen_, false);
+    c.beta = pick_scalar(gen_, true);
+    c.ld_pad = gen_() % 2 ? 0 : 1 + int64_t(gen_() % 9);
+    c.offset = gen_() % 2 ? 0 : 1 + int64_t(gen_() % 7);
+    c.seed = gen_() % 1000000;
+    c.stream = stream_;
+    return c;
+  }
+
+  void check(const VerifyCase& c, int64_t FuzzReport::*phase = nullptr) {
+    std::shared_lock<std::shared_mutex> lock(s_.gate);
+    const VerifyResult r = verify_case(cublas_, c);
+    const bool refused = !r.passed && c.kernel != kAuto && r.status.code() == StatusCode::kNotSupported &&
+                         r.clobbered == 0;
+    s_.record(r.passed, refused, reproducer(c, r.reason), phase);
+  }
+
+  void plain_case() { check(random_case(false)); }
+
+  // An error left pending by the caller is not the call's.
+  void pending_error_case() {
+    void* p = nullptr;
+    if (cudaMalloc(&p, size_t(1) << 50) == cudaSuccess) cudaFree(p);
+    check(random_case(true), &FuzzReport::pending_cases);
+    cudaGetLastError();
+  }
+
+  // Captured with a workspace of its own into a graph, replayed on another
+  // stream after other calls: bit for bit the direct call's result.
+  void graph_case() {
+    VerifyCase c = random_case(true);
+    c.shape = {1 + c.shape.m % 700, 1 + c.shape.n % 700, 1 + c.shape.k % 4000};
+    const SgemmArgs layout = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta);
+    std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
+        hC(size_t(c.shape.m * layout.ldc));
+    fill_random(hA, c.seed), fill_random(hB, c.seed + 1), fill_random(hC, c.seed + 2);
+    DeviceBuffer<uint8_t> A(encode(hA, c.precision.ab)), B(encode(hB, c.precision.ab));
+    const std::vector<uint8_t> c0 = encode(hC, c.precision.c);
+    DeviceBuffer<uint8_t> C(c0);
+    GemmArgs a = to_gemm(layout);
+    a.precision = c.precision, a.A = A.get(), a.B = B.get(), a.C = C.get();
+    std::string why;
+    size_t bytes = 0;
+    Status s = workspace_size(a, &bytes);
+    DeviceBuffer<uint8_t> ws(bytes + 1);
+    a.workspace = bytes ? ws.get() + 1 : nullptr, a.workspace_bytes = bytes;  // one byte in: any alignment
+    std::vector<uint8_t> direct;
+    cudaStream_t other = nullptr;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (s.ok()) s = gemm(a, stream_);
+    if (s.ok() && cudaStreamSynchronize(stream_) == cudaSuccess) direct = C.download();
+    if (s.ok()) {
+      C.upload(c0);
+      check_cuda(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
+      cudaError_t end = cudaSuccess;
+      {
+        std::unique_lock<std::shared_mutex> alone(s_.gate);
+        check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+        s = gemm(a, stream_);
+        end = cudaStreamEndCapture(stream_, &graph);
+      }
+      if (s.ok() && end != cudaSuccess) why = std::string("capture failed: ") + cudaGetErrorName(end);
+      if (s.ok() && why.empty()) {
+        check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+        check(random_case(true));  // other work first, on the worker's stream and tessel's own buffers
+        check_cuda(cudaGraphLaunch(exec, other), "cudaGraphLaunch");
+        check_cuda(cudaStreamSynchronize(other), "replay");
+        if (C.download() != direct) why = "the graph's replay differs from the direct call";
+      }
+    }
+    if (!s.ok()) why = s.message();
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    if (other) cudaStreamDestroy(other);
+    c.kernel = kAuto;
+    s_.record(why.empty(), false, "graph phase: " + reproducer(c, why), &FuzzReport::graph_cases);
+  }
+
+  // Hostile arguments: the status names the problem, and C is untouched.
+  void bad_input_case() {
+    const int64_t m = 1 + int64_t(gen_() % 64), n = 1 + int64_t(gen_() % 64), k = 1 + int64_t(gen_() % 64);
+    const std::vector<Precision>& all = supported_precisions();
+    const Precision p = all[gen_() % all.size()];
+    DeviceBuffer<uint8_t> A(size_t(m * k * 4 + 16)), B(size_t(k * n * 4 + 16));
+    std::vector<float> hc(size_t(m * n));
+    fill_random(hc, gen_());
+    const std::vector<uint8_t> c0 = encode(hc, p.c);
+    DeviceBuffer<uint8_t> C(c0);
+    GemmArgs a{Op::N, Op::N, m, n, k, 1.0f, A.get(), k, B.get(), n, 0.5f, C.get(), n, p};
+    const int which = int(gen_() % 7);
+    std::string what;
+    switch (which) {
+      case 0: a.m = -1 - int64_t(gen_() % 5), what = "negative m"; break;
+      case 1: a.lda = k - 1, what = "lda below k"; break;
+      case 2: a.ldc = n - 1, what = "ldc below n"; break;
+      case 3: a.B = nullptr, what = "B null"; break;
+      case 4: a.A = A.get() + 1, what = "A not element-aligned"; break;
+      case 5: a.workspace_bytes = 1 + gen_() % 4096, what = "workspace size without a pointer"; break;
+      default: a.opA = Op(2 + int(gen_() % 5)), what = "opA neither N nor T"; break;
+    }
+    if (which == 4 && size_of(p.ab) == 1) a.A = nullptr;  // (no 1-byte types: every one is misaligned by 1)
+    const bool named = gen_() % 2 == 0;
+    const Status s = named ? run_kernel(runnable_[gen_() % runnable_.size()].name, a, stream_) : gemm(a, stream_);
+    cudaStreamSynchronize(stream_);
+    std::string why;
+    if (s.code() != StatusCode::kInvalidArgument) why = "expected kInvalidArgument, got " + std::string(to_string(s.code()));
+    else if (C.download() != c0) why = "C changed";
+    s_.record(why.empty(), false,
+              fmt::format("bad input: {} ({}, {}x{}x{}, {}): {} {}", what, to_string(p), m, n, k,
+                          named ? "by name" : "auto", why, s.message()),
+              &FuzzReport::bad_input_cases);
+  }
+
+  Shared& s_;
+  std::mt19937_64 gen_;
+  cudaStream_t stream_ = nullptr;
+  Cublas cublas_;
+  std::vector<KernelInfo> runnable_;
+};
+
+}  // namespace
+
+FuzzReport run_fuzz(const FuzzOptions& options, std::ostream& log) {
+  Shared shared(options, log);
+  std::vector<std::thread> threads;
+  std::mutex errors;
+  std::vector<std::string> crashed;
+  for (int t = 0; t < std::max(1, options.threads); ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        Worker(shared, t).run(true);
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(errors);
+        crashed.push_back(fmt::format("worker {}: {}", t, e.what()));
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& c : crashed) shared.record(false, false, "harness error: " + c);
+  return shared.report;
+}
+
+}  // namespace tessel::harness
