@@ -156,10 +156,9 @@ class Worker {
 
   // An error left pending by the caller is not the call's.
   void pending_error_case() {
-    void* p = nullptr;
-    if (cudaMalloc(&p, size_t(1) << 50) == cudaSuccess) cudaFree(p);
-    check(random_case(true), &FuzzReport::pending_cases);
-    cudaGetLastError();
+    VerifyCase c = random_case(true);
+    c.pending_error = true;
+    check(c, &FuzzReport::pending_cases);
   }
 
   // Captured with a workspace of its own into a graph, replayed on another

@@ -103,7 +103,12 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   cublas.gemm(ref, c.stream);
   GemmArgs run = ref;
   run.C = dC.get() + skip_c;
+  if (c.pending_error) {
+    void* p = nullptr;
+    if (cudaMalloc(&p, size_t(1) << 50) == cudaSuccess) cudaFree(p);  // fails: cudaErrorMemoryAllocation pending
+  }
   r.status = run_gemm(c.kernel, run, c.stream);
+  if (c.pending_error) cudaGetLastError();
   const cudaError_t err = cudaStreamSynchronize(c.stream);
   auto changed = [](const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
     int64_t n = 0;

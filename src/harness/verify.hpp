@@ -23,6 +23,7 @@ struct VerifyCase {
   Precision precision;       // types of A/B and C, and the compute mode
   int64_t offset = 0;        // A, B and C start this many elements past their allocation (guarded)
   cudaStream_t stream = nullptr;
+  bool pending_error = false;  // an unrelated CUDA error is left pending just before the call
 };
 
 struct VerifyResult {
