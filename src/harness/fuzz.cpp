@@ -149,7 +149,7 @@ class Worker {
     const VerifyResult r = verify_case(cublas_, c);
     const bool refused = !r.passed && c.kernel != kAuto && r.status.code() == StatusCode::kNotSupported &&
                          r.clobbered == 0;
-    s_.record(r.passed, refused, reproducer(c, r.reason), phase);
+    s_.record(r.passed, refused, (c.pending_error ? "after a pending error: " : "") + reproducer(c, r.reason), phase);
   }
 
   void plain_case() { check(random_case(false)); }
@@ -215,6 +215,7 @@ class Worker {
 
   // Hostile arguments: the status names the problem, and C is untouched.
   void bad_input_case() {
+    std::shared_lock<std::shared_mutex> lock(s_.gate);
     const int64_t m = 1 + int64_t(gen_() % 64), n = 1 + int64_t(gen_() % 64), k = 1 + int64_t(gen_() % 64);
     const std::vector<Precision>& all = supported_precisions();
     const Precision p = all[gen_() % all.size()];
