@@ -146,6 +146,9 @@ class Worker {
 
   void check(const VerifyCase& c, int64_t FuzzReport::*phase = nullptr) {
     std::shared_lock<std::shared_mutex> lock(s_.gate);
+    check_held(c, phase);
+  }
+  void check_held(const VerifyCase& c, int64_t FuzzReport::*phase = nullptr) {
     const VerifyResult r = verify_case(cublas_, c);
     const bool refused = !r.passed && c.kernel != kAuto && r.status.code() == StatusCode::kNotSupported &&
                          r.clobbered == 0;
@@ -164,6 +167,7 @@ class Worker {
   // Captured with a workspace of its own into a graph, replayed on another
   // stream after other calls: bit for bit the direct call's result.
   void graph_case() {
+    std::shared_lock<std::shared_mutex> held(s_.gate);  // first: released last, after every free below
     VerifyCase c = random_case(true);
     c.shape = {1 + c.shape.m % 700, 1 + c.shape.n % 700, 1 + c.shape.k % 4000};
     const SgemmArgs layout = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta);
@@ -190,16 +194,18 @@ class Worker {
       C.upload(c0);
       check_cuda(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), "cudaStreamCreate");
       cudaError_t end = cudaSuccess;
+      held.unlock();
       {
         std::unique_lock<std::shared_mutex> alone(s_.gate);
         check_cuda(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
         s = gemm(a, stream_);
         end = cudaStreamEndCapture(stream_, &graph);
       }
+      held.lock();
       if (s.ok() && end != cudaSuccess) why = std::string("capture failed: ") + cudaGetErrorName(end);
       if (s.ok() && why.empty()) {
         check_cuda(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-        check(random_case(true));  // other work first, on the worker's stream and tessel's own buffers
+        check_held(random_case(true));  // other work first, on the worker's stream and tessel's own buffers
         check_cuda(cudaGraphLaunch(exec, other), "cudaGraphLaunch");
         check_cuda(cudaStreamSynchronize(other), "replay");
         if (C.download() != direct) why = "the graph's replay differs from the direct call";
