@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <random>
 #include <thread>
@@ -271,8 +272,15 @@ FuzzReport run_fuzz(const FuzzOptions& options, std::ostream& log) {
   std::vector<std::string> crashed;
   for (int t = 0; t < std::max(1, options.threads); ++t) {
     threads.emplace_back([&, t] {
-      try {
-        Worker(shared, t).run(true);
+      try {  // created and destroyed (a stream, a cuBLAS handle) outside any other thread's capture
+        std::optional<Worker> w;
+        {
+          std::shared_lock<std::shared_mutex> lock(shared.gate);
+          w.emplace(shared, t);
+        }
+        w->run(true);
+        std::shared_lock<std::shared_mutex> lock(shared.gate);
+        w.reset();
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(errors);
         crashed.push_back(fmt::format("worker {}: {}", t, e.what()));
