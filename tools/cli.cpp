@@ -245,6 +245,24 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
   return failed ? 1 : 0;
 }
 
+// --suite NAME[,NAME]: the suites' calls replace --sizes x --ops.
+void use_suite(const std::string& suite, bool sizes_or_ops_given, BenchOptions* o) {
+  if (suite.empty()) return;
+  if (sizes_or_ops_given) throw UsageError("--suite gives the shapes and op pairs: leave out --sizes and --ops");
+  o->cases = parse_or_usage(load_suites, suite);
+  o->suite = suite;
+}
+
+// Per kernel and precision: the geometric mean and the worst of the ratios to cuBLAS.
+void print_suite_summary(const std::string& suite, const std::vector<BenchRow>& rows, std::ostream& out) {
+  out << fmt::format("\nsuite {}: tessel / cuBLAS per kernel and precision\n", suite);
+  for (const SuiteSummary& s : summarize_suite(rows)) {
+    out << fmt::format("  {:<8} {:<24} geomean {:.3f}  worst {:.3f} ({})  over {} calls{}\n", s.dtype, s.kernel, s.geomean,
+                       s.worst, s.worst_call, s.timed,
+                       s.timed < s.rows ? fmt::format(", {} not timed", s.rows - s.timed) : "");
+  }
+}
+
 struct BenchCli {
   std::vector<std::string> kernels{"all"};
   std::vector<std::string> dtypes;
@@ -252,12 +270,15 @@ struct BenchCli {
   std::string sizes = kDefaultBenchSizes;
   std::string ops = "NN";
   std::string csv, json;
+  std::string suite;
+  bool sizes_or_ops_given = false;
   BenchOptions options;
 
   void prepare() {
     jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
+    use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
   }
@@ -284,6 +305,7 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
     rows.insert(rows.end(), part.begin(), part.end());
   }
   out << bench_table(rows);
+  if (!b.suite.empty()) print_suite_summary(b.suite, rows, out);
 
   if (csv.is_open()) write_csv(csv, rows);
   if (json.is_open()) json << bench_json(run, rows).dump(2) << '\n';
@@ -366,11 +388,14 @@ struct TuneCli {
   std::string sizes = kDefaultBenchSizes;
   std::string ops = "NN";
   std::string file;
+  std::string suite;
+  bool sizes_or_ops_given = false;
   BenchOptions options;
 
   void prepare() {
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
+    use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
   }
 };
@@ -396,13 +421,22 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   }
   Cublas cublas;
   int failed = 0;
-  for (const Shape& shape : t.options.shapes) {
-    for (const OpPair& op : t.options.ops) {
+  std::vector<SuiteCase> calls = t.options.cases;
+  if (calls.empty()) {
+    for (const Shape& shape : t.options.shapes) {
+      for (const OpPair& op : t.options.ops) calls.push_back({shape, op});
+    }
+  }
+  for (const SuiteCase& call : calls) {
+    const Shape& shape = call.shape;
+    const OpPair& op = call.ops;
+    {
       const SgemmArgs tight = make_layout(op, shape, 1.0f, 0.0f);  // the leading dimensions bench uses
       const bool aligned = tight.lda % 4 == 0 && tight.ldb % 4 == 0 && tight.ldc % 4 == 0;
       BenchOptions o = t.options;
       o.shapes = {shape};
       o.ops = {op};
+      o.cases.clear();
       o.kernels.clear();
       for (const KernelInfo& k : kernels()) {
         if (k.ladder_step == top && k.takes(Precision{}) && (k.alignment == 1 || aligned)) {
@@ -468,6 +502,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_option("--dtype", bo.dtypes, dtype_help)->delimiter(',');
   bench->add_option("--sizes", bo.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   bench->add_option("--ops", bo.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
+  bench->add_option("--suite", bo.suite,
+                    "Shape suites from bench/suites (names or paths, comma-separated) instead of --sizes and --ops; "
+                    "ends with each precision's geometric mean and worst ratio");
   bench->add_option("--repeat", bo.options.repeat, "Timed runs per row (median reported)")->capture_default_str();
   bench->add_option("--warmup", bo.options.warmup, "Untimed runs first")->capture_default_str();
   bench->add_option("--max-seconds", bo.options.max_seconds, "Stop repeating a row after this long (>= 3 runs)")
@@ -495,6 +532,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* tune = app.add_subcommand("tune", "Time the fastest step's configurations per shape and store the winners for auto-dispatch");
   tune->add_option("--sizes", to.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   tune->add_option("--ops", to.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
+  tune->add_option("--suite", to.suite, "Shape suites instead of --sizes and --ops");
   tune->add_option("--repeat", to.options.repeat, "Timed runs per configuration")->capture_default_str();
   tune->add_option("--file", to.file, "Tuning file (default: $TESSEL_TUNE_FILE or the per-GPU cache file)");
 
@@ -527,6 +565,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (vb->count()) vo.beta = v_beta;
   if (vp->count()) vo.ld_pad = v_pad;
 
+  bo.sizes_or_ops_given = bench->count("--sizes") + bench->count("--ops") > 0;
+  to.sizes_or_ops_given = tune->count("--sizes") + tune->count("--ops") > 0;
   try {
     if (list->parsed()) return cmd_list(list_format, out);
     // Every other command needs a GPU: check the command line first, then say so in one line.

@@ -1,6 +1,7 @@
 #include "harness/bench.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -68,11 +69,19 @@ std::vector<Summary> time_launches(const std::vector<std::function<void()>>& lau
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress) {
   const GpuInfo gpu = query_gpu();
   DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
-  const size_t total = o.shapes.size() * o.ops.size() * o.kernels.size();
+  std::vector<SuiteCase> calls = o.cases;
+  if (calls.empty()) {
+    for (const Shape& shape : o.shapes) {
+      for (const OpPair& ops : o.ops) calls.push_back({shape, ops});
+    }
+  }
+  const size_t total = calls.size() * o.kernels.size();
   std::vector<BenchRow> rows;
 
-  for (const Shape& shape : o.shapes) {
-    for (const OpPair& ops : o.ops) {
+  for (const SuiteCase& call : calls) {
+    const Shape& shape = call.shape;
+    const OpPair& ops = call.ops;
+    {
       const SgemmArgs layout = make_layout(ops, shape, o.alpha, o.beta);
       GemmArgs a = to_gemm(layout);
       a.precision = o.precision;
@@ -103,7 +112,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
       for (const std::string& kernel : o.kernels) {
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", ""};
+        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite};
         GemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
@@ -140,6 +149,31 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
   }
   if (progress) progress(rows.size(), total, "done");
   return rows;
+}
+
+std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows) {
+  std::vector<SuiteSummary> out;
+  std::vector<double> log_sums;
+  for (const BenchRow& r : rows) {
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const SuiteSummary& s) { return s.kernel == r.kernel && s.dtype == r.dtype; });
+    if (it == out.end()) {
+      SuiteSummary fresh;
+      fresh.kernel = r.kernel, fresh.dtype = r.dtype;
+      out.push_back(fresh);
+      log_sums.push_back(0);
+      it = out.end() - 1;
+    }
+    SuiteSummary& s = *it;
+    ++s.rows;
+    if (r.status != "ok" || !(r.ratio > 0)) continue;
+    log_sums[size_t(it - out.begin())] += std::log(r.ratio);
+    if (s.timed++ == 0 || r.ratio < s.worst) s.worst = r.ratio, s.worst_call = to_string(r.ops) + " " + to_string(r.shape);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].timed > 0) out[i].geomean = std::exp(log_sums[i] / out[i].timed);
+  }
+  return out;
 }
 
 }  // namespace tessel::harness

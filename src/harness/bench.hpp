@@ -18,6 +18,8 @@ struct BenchOptions {
   std::vector<std::string> kernels;  // registered names or kAuto
   std::vector<Shape> shapes;
   std::vector<OpPair> ops = {{Op::N, Op::N}};
+  std::vector<SuiteCase> cases;  // when not empty: these calls instead of shapes x ops
+  std::string suite;             // their suites' names, carried into every row
   Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
@@ -41,10 +43,22 @@ struct BenchRow {
   double rel_err = 0;          // ||D - D_cublas|| / ||D_cublas|| of the checked run
   std::string note;            // why it failed, if it did
   std::string ran;             // for kAuto: the kernel auto-dispatch ran
+  std::string suite;           // the shape suite the row's call came from, if any
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
 
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {});
+
+// A suite's verdict per kernel and precision: the geometric mean of the
+// rows' ratios to cuBLAS and the worst row (rows that did not run or failed
+// are counted apart and left out of both).
+struct SuiteSummary {
+  std::string kernel, dtype;
+  int rows = 0, timed = 0;
+  double geomean = 0, worst = 0;
+  std::string worst_call;  // "NT 16x6144x4096"
+};
+std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows);
 
 }  // namespace tessel::harness

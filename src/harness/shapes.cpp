@@ -1,6 +1,10 @@
 #include "harness/shapes.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -81,6 +85,70 @@ std::vector<Shape> parse_shapes(const std::string& text) {
 char op_char(Op op) { return op == Op::N ? 'N' : 'T'; }
 
 std::string to_string(OpPair ops) { return {op_char(ops.first), op_char(ops.second)}; }
+
+std::vector<SuiteCase> parse_suite(const std::string& text, const std::string& name) {
+  std::vector<SuiteCase> out;
+  std::istringstream in(text);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream fields(line);
+    std::string m, n, k, ops, extra;
+    if (!(fields >> m)) continue;  // blank or comment
+    const std::string where = name + ":" + std::to_string(number);
+    if (!(fields >> n >> k >> ops) || (fields >> extra)) {
+      throw std::invalid_argument(where + ": expected 'm n k OPS', e.g. '16 6144 4096 NT'");
+    }
+    const std::vector<Shape> shape = parse_shapes(m + "x" + n + "x" + k);
+    const std::vector<OpPair> pair = parse_ops(ops);
+    if (pair.size() != 1) throw std::invalid_argument(where + ": one op pair per line");
+    out.push_back({shape[0], pair[0]});
+  }
+  if (out.empty()) throw std::invalid_argument("suite '" + name + "' has no cases");
+  return out;
+}
+
+namespace {
+
+std::string suite_dir() {
+  if (const char* env = std::getenv("TESSEL_SUITES"); env && *env) return env;
+  return TESSEL_SUITE_DIR;
+}
+
+}  // namespace
+
+std::vector<std::string> suite_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(suite_dir(), ec)) {
+    if (entry.path().extension() == ".txt") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<SuiteCase> load_suites(const std::string& names) {
+  std::vector<SuiteCase> all;
+  std::istringstream list(names);
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    const bool path = name.find('/') != std::string::npos;
+    const std::string file = path ? name : suite_dir() + "/" + name + ".txt";
+    std::ifstream in(file);
+    if (!in) {
+      std::string known;
+      for (const std::string& s : suite_names()) known += (known.empty() ? "" : ", ") + s;
+      throw std::invalid_argument("no suite '" + name + "' (" + file + "); the suites: " +
+                                  (known.empty() ? "none found" : known));
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::vector<SuiteCase> cases = parse_suite(text.str(), name);
+    all.insert(all.end(), cases.begin(), cases.end());
+  }
+  if (all.empty()) throw std::invalid_argument("no suite named");
+  return all;
+}
 
 std::vector<OpPair> parse_ops(const std::string& text) {
   std::vector<OpPair> ops;

@@ -29,4 +29,17 @@ std::vector<OpPair> parse_ops(const std::string& text);
 std::string to_string(OpPair ops);  // "NT"
 char op_char(Op op);
 
+// A shape suite (bench/suites/NAME.txt): one call per line, "m n k OPS"
+// (e.g. "16 6144 4096 NT"), '#' starts a comment. Throws std::invalid_argument
+// naming the line of a bad entry.
+struct SuiteCase {
+  Shape shape;
+  OpPair ops;
+};
+std::vector<SuiteCase> parse_suite(const std::string& text, const std::string& name);
+// The cases of comma-separated suites, each a name in the suite folder
+// ($TESSEL_SUITES, else the source tree's bench/suites) or a path to a file.
+std::vector<SuiteCase> load_suites(const std::string& names);
+std::vector<std::string> suite_names();  // those in the suite folder
+
 }  // namespace tessel::harness

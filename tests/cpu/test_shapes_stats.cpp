@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "harness/shapes.hpp"
 #include "harness/stats.hpp"
 
@@ -50,6 +52,39 @@ TEST(Shapes, Ops) {
   EXPECT_THROW(parse_ops("NX"), std::invalid_argument);
   EXPECT_THROW(parse_ops("N"), std::invalid_argument);
   EXPECT_THROW(parse_ops("NN,"), std::invalid_argument);
+}
+
+TEST(Suites, LinesAndErrors) {
+  const auto cases = parse_suite("# comment\n16 6144 4096 NT  # a layer\n\n3000 3000 3000 nn\n", "t");
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(cases[0].shape, (Shape{16, 6144, 4096}));
+  EXPECT_EQ(cases[0].ops, (OpPair{Op::N, Op::T}));
+  EXPECT_EQ(cases[1].ops, (OpPair{Op::N, Op::N}));
+  auto message = [](const std::string& text) {
+    try {
+      parse_suite(text, "t");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("1 2 3 NN\n4 5 NN\n").find("t:2: expected 'm n k OPS'"), std::string::npos);
+  EXPECT_NE(message("1 2 3 NN NT\n").find("t:1"), std::string::npos);
+  EXPECT_NE(message("1 2 3 NN,NT\n").find("one op pair per line"), std::string::npos);
+  EXPECT_NE(message("# nothing\n").find("no cases"), std::string::npos);
+}
+
+// Every committed suite parses, and the LLM suite has its three calls per layer and token count.
+TEST(Suites, CommittedSuitesParse) {
+  for (const std::string& name : suite_names()) EXPECT_FALSE(load_suites(name).empty()) << name;
+  EXPECT_GE(suite_names().size(), 4u);
+  const auto llm = load_suites("llm");
+  auto has = [&](Shape s, OpPair ops) {
+    return std::any_of(llm.begin(), llm.end(), [&](const SuiteCase& c) { return c.shape == s && c.ops == ops; });
+  };
+  EXPECT_TRUE(has({1, 6144, 4096}, {Op::N, Op::T}));     // Llama-3-8B QKV, decode
+  EXPECT_TRUE(has({6144, 4096, 8192}, {Op::T, Op::N}));  // its weight gradient at 8192 tokens
+  EXPECT_TRUE(has({8192, 4096, 6144}, {Op::N, Op::N}));  // its input gradient
 }
 
 TEST(Stats, MedianMinMax) {

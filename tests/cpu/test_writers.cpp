@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
 #include <sstream>
 
+#include "harness/bench.hpp"
 #include "harness/writers.hpp"
 
 namespace {
@@ -18,7 +20,7 @@ std::vector<BenchRow> sample_rows() {
   BenchRow bad{"naive", "f32", {Op::N, Op::N}, {7, 7, 7}, "FAILED", {}, 0, {0.01, 0.01, 0.01, 3}, 0.0686, 0, 0.3,
                "relative error, above tolerance"};
   BenchRow automatic = ok;
-  automatic.kernel = "auto", automatic.ran = "pipelined_128x256";
+  automatic.kernel = "auto", automatic.ran = "pipelined_128x256", automatic.suite = "llm";
   return {ok, bad, automatic};
 }
 
@@ -53,7 +55,9 @@ TEST(Writers, CsvHasHeaderAndOneLinePerRow) {
   EXPECT_EQ(f[15], "0.5000");
   // A note holding a comma is quoted so the column count stays right.
   EXPECT_NE(lines[2].find("\"relative error, above tolerance\""), std::string::npos) << lines[2];
-  EXPECT_EQ(split(lines[3], ',').back(), "pipelined_128x256");  // auto rows say what ran
+  const auto last = split(lines[3], ',');
+  EXPECT_EQ(last[last.size() - 2], "pipelined_128x256");  // auto rows say what ran ...
+  EXPECT_EQ(last.back(), "llm");                           // ... and suite rows their suite
 }
 
 TEST(Writers, JsonCarriesRowsAndGpu) {
@@ -101,6 +105,30 @@ TEST(Writers, ReadmeLadderTableIsTheRegistry) {
   ASSERT_NE(e, std::string::npos);
   EXPECT_EQ(readme.substr(b + begin.size(), e - b - begin.size()), kernels_markdown(tessel::kernels()))
       << "regenerate README's table with `tessel list --markdown`";
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Writers, SuiteSummaryIsGeomeanAndWorstPerPrecision) {
+  std::vector<BenchRow> rows(4);
+  const double ratios[] = {1.1, 0.9, 0, 2.0};
+  const char* dtypes[] = {"f32", "f32", "f32", "bf16"};
+  for (int i = 0; i < 4; ++i) {
+    rows[i].kernel = "auto", rows[i].dtype = dtypes[i], rows[i].ratio = ratios[i];
+    rows[i].status = i == 2 ? "FAILED" : "ok";
+    rows[i].ops = {Op::N, Op::T}, rows[i].shape = {16, 6144, int64_t(4096 + i)};
+  }
+  const auto s = tessel::harness::summarize_suite(rows);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].dtype, "f32");
+  EXPECT_EQ(s[0].rows, 3);
+  EXPECT_EQ(s[0].timed, 2);
+  EXPECT_NEAR(s[0].geomean, std::sqrt(1.1 * 0.9), 1e-12);
+  EXPECT_DOUBLE_EQ(s[0].worst, 0.9);
+  EXPECT_EQ(s[0].worst_call, "NT 16x6144x4097");
+  EXPECT_DOUBLE_EQ(s[1].geomean, 2.0);
 }
 
 }  // namespace
