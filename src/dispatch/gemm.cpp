@@ -290,7 +290,10 @@ Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, 
 
 // validate -> plan -> launch: the plan (dispatch/plan.hpp) holds every
 // decision; the launcher it names only carries it out.
-Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream) {
+// *no_room: the call failed only for want of memory for tessel's own
+// scratch buffers (nothing was written); another kernel may do without.
+Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream, bool* no_room = nullptr) {
+  if (no_room) *no_room = false;
   if (Status s = check_pointers(a, d.id); !s.ok()) return s;
   if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
@@ -298,6 +301,11 @@ Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStre
     impl::LaunchPlan plan = make_plan(e, a, d.sms);
     if (Status s = provide_workspace(&plan, a, d.id, stream); !s.ok()) return s;
     err = plan.launch(a, plan, stream);
+    if (err == cudaErrorMemoryAllocation && plan.workspace == nullptr) {  // the same kernel with less scratch
+      const impl::LaunchPlan lean = lean_plan(plan, e, a);
+      if (lean.workspace_bytes() < plan.workspace_bytes()) err = lean.launch(a, lean, stream);
+      if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
+    }
   } else {
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
   }
@@ -340,19 +348,24 @@ bool all_aligned(const GemmArgs& a) {
 // pick_persistent() among them and the persistent kernels of the step before
 // (step 15, stream-K, shares k-slices only where that pays; step 14 has the
 // other tile shapes).
-Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
+// lean: only kernels that can run the call without scratch memory (the GPU had no room for it).
+Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bool lean = false) {
   *chosen = nullptr;
-  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && misfit(*tuned, a, d.cc) == kNone) {
+  const auto fits = [&](const KernelEntry& e) {
+    if (misfit(e, a, d.cc) != kNone) return false;
+    return !lean || !multiplies(a) || lean_plan(make_plan(e, a, d.sms), e, a).workspace_bytes() == 0;
+  };
+  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && fits(*tuned)) {
     *chosen = tuned;
     return {};
   }
   int step = 0;
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step > step && misfit(e, a, d.cc) == kNone) step = e.info.ladder_step;
+    if (e.info.ladder_step > step && fits(e)) step = e.info.ladder_step;
   }
   std::vector<const KernelEntry*> candidates;
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step == step && misfit(e, a, d.cc) == kNone) candidates.push_back(&e);
+    if (e.info.ladder_step == step && fits(e)) candidates.push_back(&e);
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
@@ -360,7 +373,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen) {
     candidates.clear();
     for (const KernelEntry& e : registry()) {
       const bool step_or_before = e.info.ladder_step == step || e.info.ladder_step == step - 1;
-      if (step_or_before && e.persistent && misfit(e, a, d.cc) == kNone) candidates.push_back(&e);
+      if (step_or_before && e.persistent && fits(e)) candidates.push_back(&e);
     }
   }
   *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)
@@ -409,7 +422,10 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
     if (Status s = current_device(&d); !s.ok()) return s;
     const KernelEntry* e = nullptr;
     if (Status s = choose(args, d, &e); !s.ok()) return s;
-    return launch(*e, args, d, stream);
+    bool no_room = false;
+    Status s = launch(*e, args, d, stream, &no_room);
+    if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);  // a kernel that needs none
+    return s;
   });
 }
 

@@ -166,4 +166,17 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
   return p;
 }
 
+impl::LaunchPlan lean_plan(impl::LaunchPlan p, const KernelEntry& e, const GemmArgs& a) {
+  if (e.copies == Copies::kWherePays) p.copy_a = p.copy_b = false, p.operand_bytes = 0;
+  if (p.splits > 1 || p.parts_to_workspace) {
+    p.splits = 1, p.k_per_split = a.k, p.parts_to_workspace = false, p.parts_bytes = 0;
+  }
+  if (p.stream_k.sharing > 0) {  // every unit whole
+    const int64_t units = e.persistent ? impl::ClusterUnits(a.m, a.n, e.info.tile_m, e.info.tile_n, e.cluster).count()
+                                       : ceil_div(a.m, e.info.tile_m) * ceil_div(a.n, e.info.tile_n);
+    p.stream_k = {}, p.stream_k.whole = int(units), p.stream_k_slots = 0, p.stream_k_slot_floats = 0;
+  }
+  return p;
+}
+
 }  // namespace tessel

@@ -22,4 +22,9 @@ impl::LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64
 // its fallback), the schedule, operand copies, split-k parts and workspace.
 impl::LaunchPlan make_plan(const KernelEntry& e, const GemmArgs& a, int sms);
 
+// The plan without the scratch memory it can do without, for when the GPU has
+// no room for it: no optional operand copies, k not split, no stream-K
+// sharing. Copies the kernel cannot run without (TMA, tf32 K-major) stay.
+impl::LaunchPlan lean_plan(impl::LaunchPlan plan, const KernelEntry& e, const GemmArgs& a);
+
 }  // namespace tessel
