@@ -26,6 +26,7 @@
 #include "dispatch/plan.hpp"
 #include "dispatch/registry.hpp"
 #include "dispatch/tuning.hpp"
+#include "kernels/hopper/tensor_map.hpp"
 #include "kernels/workspace.hpp"
 
 namespace tessel {
@@ -315,7 +316,11 @@ Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStre
                                            "workspace (GemmArgs::workspace, tessel::workspace_size)"};
   }
   if (err != cudaSuccess) {
-    return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")"};
+    const CUresult encoder = impl::last_tensor_map_result();
+    return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")" +
+                                        (uses_tma(e.info) && encoder != CUDA_SUCCESS
+                                             ? "; cuTensorMapEncodeTiled returned CUresult " + to_string(int(encoder))
+                                             : std::string())};
   }
   return {};
 }

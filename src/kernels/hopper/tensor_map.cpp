@@ -21,7 +21,11 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_function() {
   return fn;
 }
 
+thread_local CUresult g_last_result = CUDA_SUCCESS;
+
 }  // namespace
+
+CUresult last_tensor_map_result() { return g_last_result; }
 
 cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer, int64_t ld,
                             int box_inner, int box_outer, bool tf32) {
@@ -45,6 +49,7 @@ cudaError_t make_tensor_map_swizzled(CUtensorMap* map, const void* base, DType d
   const CUresult r = encode(map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  g_last_result = r;
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 

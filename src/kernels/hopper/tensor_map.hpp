@@ -19,6 +19,10 @@ cudaError_t make_tensor_map(CUtensorMap* map, const void* base, DType dtype, int
                             int box_inner, int box_outer, bool tf32 = false);
 // The same with the swizzle named (CU_TENSOR_MAP_SWIZZLE_NONE: rows of the
 // box stored densely, any box_inner up to 256 whose bytes are a multiple of 16).
+// The driver's answer to this thread's last tensor-map encoding (CUDA_SUCCESS
+// when it worked): kept so that a failed launch can say what the encoder said.
+CUresult last_tensor_map_result();
+
 cudaError_t make_tensor_map_swizzled(CUtensorMap* map, const void* base, DType dtype, int64_t inner, int64_t outer,
                                      int64_t ld, int box_inner, int box_outer, bool tf32, CUtensorMapSwizzle swizzle);
 
