@@ -1,0 +1,205 @@
+// tessel's Python extension: the C++ API on any array that speaks DLPack
+// (torch, CuPy, JAX, NumPy for the checks). The op and leading dimension of
+// each operand come from its strides, so a transposed view costs no copy.
+// Everything else (allocating `out`, streams, torch ops) is Python.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/tuple.h>
+
+#include <tessel/tessel.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace nb = nanobind;
+
+namespace {
+
+using Array = nb::ndarray<nb::ndim<2>>;
+
+// One matrix as tessel takes it: a row-major array and whether it is the
+// transpose of the operand (a column-major view).
+struct Stored {
+  const void* data = nullptr;
+  int64_t ld = 1;
+  bool transposed = false;
+  tessel::DType dtype = tessel::DType::kF32;
+};
+
+tessel::DType dtype_of(const Array& x, const char* name) {
+  const nb::dlpack::dtype t = x.dtype();
+  if (t == nb::dtype<float>()) return tessel::DType::kF32;
+  if (t.code == uint8_t(nb::dlpack::dtype_code::Float) && t.bits == 16 && t.lanes == 1) return tessel::DType::kF16;
+  if (t.code == uint8_t(nb::dlpack::dtype_code::Bfloat) && t.bits == 16 && t.lanes == 1) return tessel::DType::kBF16;
+  throw nb::type_error((std::string(name) + ": tessel takes float32, float16 and bfloat16 arrays").c_str());
+}
+
+// Row-major (unit stride along columns) is op N; column-major is the
+// row-major transpose, op T. A dimension of size 1 takes any stride.
+Stored stored(const Array& x, const char* name) {
+  const int64_t rows = int64_t(x.shape(0)), cols = int64_t(x.shape(1));
+  const int64_t s0 = int64_t(x.stride(0)), s1 = int64_t(x.stride(1));
+  Stored s;
+  s.data = x.data();
+  s.dtype = dtype_of(x, name);
+  const bool row_major = (cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= std::max<int64_t>(cols, 1));
+  const bool col_major = (rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= std::max<int64_t>(rows, 1));
+  if (row_major) {
+    s.ld = rows <= 1 ? std::max<int64_t>(cols, 1) : s0;
+  } else if (col_major) {
+    s.ld = cols <= 1 ? std::max<int64_t>(rows, 1) : s1, s.transposed = true;
+  } else {
+    throw nb::value_error((std::string(name) + ": strides (" + std::to_string(s0) + ", " + std::to_string(s1) +
+                           ") are neither row- nor column-major; pass a contiguous copy")
+                              .c_str());
+  }
+  return s;
+}
+
+void check(const tessel::Status& s) {
+  if (s.ok()) return;
+  if (s.code() == tessel::StatusCode::kInvalidArgument) throw nb::value_error(s.message().c_str());
+  throw std::runtime_error(s.message());
+}
+
+// The call out = alpha * a @ b + beta * out as tessel's row-major GemmArgs.
+// A column-major out is the transpose of a row-major one: out^T = b^T a^T.
+tessel::GemmArgs make_args(const Array& a, const Array& b, const Array& out, float alpha, float beta,
+                           const std::string& precision) {
+  const int64_t m = int64_t(a.shape(0)), k = int64_t(a.shape(1)), n = int64_t(b.shape(1));
+  if (int64_t(b.shape(0)) != k) {
+    throw nb::value_error(("a is " + std::to_string(m) + " x " + std::to_string(k) + " but b is " +
+                           std::to_string(b.shape(0)) + " x " + std::to_string(n) + ": the inner sizes differ")
+                              .c_str());
+  }
+  if (int64_t(out.shape(0)) != m || int64_t(out.shape(1)) != n) {
+    throw nb::value_error(("out is " + std::to_string(out.shape(0)) + " x " + std::to_string(out.shape(1)) +
+                           " but a @ b is " + std::to_string(m) + " x " + std::to_string(n))
+                              .c_str());
+  }
+  Stored sa = stored(a, "a"), sb = stored(b, "b"), sc = stored(out, "out");
+  if (sa.dtype != sb.dtype) throw nb::type_error("a and b must have the same dtype");
+  const std::optional<tessel::Precision> p = tessel::parse_precision(precision);
+  if (!p) throw nb::value_error(("precision '" + precision + "' is not one of " + tessel::supported_precision_names()).c_str());
+  if (p->ab != sa.dtype || p->c != sc.dtype) {
+    throw nb::type_error(("precision " + precision + " takes A/B " + tessel::to_string(p->ab) + " and C " +
+                          tessel::to_string(p->c) + ", not " + tessel::to_string(sa.dtype) + " and " +
+                          tessel::to_string(sc.dtype))
+                             .c_str());
+  }
+  tessel::GemmArgs g;
+  g.precision = *p, g.alpha = alpha, g.beta = beta, g.k = k;
+  if (!sc.transposed) {
+    g.m = m, g.n = n;
+    g.A = sa.data, g.lda = sa.ld, g.opA = sa.transposed ? tessel::Op::T : tessel::Op::N;
+    g.B = sb.data, g.ldb = sb.ld, g.opB = sb.transposed ? tessel::Op::T : tessel::Op::N;
+  } else {  // out^T (n x m, row-major) = b^T a^T
+    g.m = n, g.n = m;
+    g.A = sb.data, g.lda = sb.ld, g.opA = sb.transposed ? tessel::Op::N : tessel::Op::T;
+    g.B = sa.data, g.ldb = sa.ld, g.opB = sa.transposed ? tessel::Op::N : tessel::Op::T;
+  }
+  g.C = const_cast<void*>(sc.data), g.ldc = sc.ld;
+  return g;
+}
+
+// Runs on the arrays' GPU (the current device while the call is made).
+class OnDevice {
+ public:
+  explicit OnDevice(const Array& x) {
+    if (x.device_type() != nb::device::cuda::value) {
+      throw nb::value_error("the arrays must be on a CUDA GPU (this one is in host memory)");
+    }
+    cudaGetDevice(&previous_);
+    if (x.device_id() != previous_) cudaSetDevice(x.device_id());
+  }
+  ~OnDevice() { cudaSetDevice(previous_); }
+
+ private:
+  int previous_ = 0;
+};
+
+void same_device(const Array& x, const Array& y, const char* what) {
+  if (x.device_type() != y.device_type() || x.device_id() != y.device_id()) {
+    throw nb::value_error((std::string(what) + " are on different devices").c_str());
+  }
+}
+
+}  // namespace
+
+NB_MODULE(_tessel, m) {
+  m.doc() = "tessel's C++ API on DLPack arrays (use the tessel package, not this module)";
+
+  m.def(
+      "gemm",
+      [](const Array& a, const Array& b, const Array& out, float alpha, float beta, const std::string& precision,
+         const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace) {
+        tessel::GemmArgs g = make_args(a, b, out, alpha, beta, precision);
+        same_device(a, b, "a and b"), same_device(a, out, "a and out");
+        OnDevice on(a);
+        if (workspace) {
+          if (workspace->device_type() != a.device_type() || workspace->device_id() != a.device_id()) {
+            throw nb::value_error("a and workspace are on different devices");
+          }
+          g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
+        }
+        const auto s = reinterpret_cast<cudaStream_t>(stream);
+        nb::gil_scoped_release unlocked;
+        check(kernel.empty() || kernel == "auto" ? tessel::gemm(g, s) : tessel::run_kernel(kernel, g, s));
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("alpha"), nb::arg("beta"), nb::arg("precision"),
+      nb::arg("kernel"), nb::arg("stream"), nb::arg("workspace").none(),
+      "out = alpha * a @ b + beta * out, in place, enqueued on `stream`");
+
+  m.def(
+      "workspace_size",
+      [](const Array& a, const Array& b, const Array& out, const std::string& precision, const std::string& kernel) {
+        const tessel::GemmArgs g = make_args(a, b, out, 1.0f, 0.0f, precision);
+        OnDevice on(a);
+        size_t bytes = 0;
+        check(kernel.empty() || kernel == "auto" ? tessel::workspace_size(g, &bytes)
+                                                 : tessel::workspace_size(kernel, g, &bytes));
+        return bytes;
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("precision"), nb::arg("kernel"));
+
+  m.def(
+      "select_kernel",
+      [](const Array& a, const Array& b, const Array& out, const std::string& precision) {
+        const tessel::GemmArgs g = make_args(a, b, out, 1.0f, 0.0f, precision);
+        OnDevice on(a);
+        std::string name;
+        check(tessel::select_kernel(g, &name));
+        return name;
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("precision"));
+
+  m.def("list_kernels", [] {
+    nb::list out;
+    for (const tessel::KernelInfo& k : tessel::kernels()) {
+      nb::list precisions;
+      for (const tessel::Precision& p : k.precisions) precisions.append(tessel::to_string(p));
+      nb::dict d;
+      d["name"] = k.name, d["step"] = k.ladder_step, d["summary"] = k.summary, d["precisions"] = precisions;
+      d["tile"] = nb::make_tuple(k.tile_m, k.tile_n), d["alignment"] = k.alignment;
+      d["min_compute_capability"] = k.min_compute_capability, d["max_compute_capability"] = k.max_compute_capability;
+      d["split_k"] = k.split_k;
+      out.append(d);
+    }
+    return out;
+  });
+
+  m.def("precisions", [] {
+    std::vector<std::string> names;
+    for (const tessel::Precision& p : tessel::supported_precisions()) names.push_back(tessel::to_string(p));
+    return names;
+  });
+
+  m.def("release_workspaces", [] { check(tessel::release_workspaces()); });
+}

@@ -1,0 +1,141 @@
+"""tessel: GEMM kernels for NVIDIA GPUs, from Python.
+
+``matmul`` and ``linear`` take torch tensors, CuPy arrays or any CUDA array
+that speaks DLPack. A transposed view (``w.t()``) costs no copy: the op and
+leading dimension come from the strides. Results are bitwise reproducible run
+to run. With torch present, ``tessel.torch_ops`` registers ``tessel::mm`` and
+``tessel::linear`` as custom ops that ``torch.compile`` and CUDA graphs take.
+"""
+from __future__ import annotations
+
+from . import _tessel
+
+__all__ = ["matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
+
+_DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+
+
+def _dtype_name(x) -> str:
+    name = str(x.dtype).replace("torch.", "")
+    if name not in _DTYPE_NAMES:
+        raise TypeError(f"tessel takes float32, float16 and bfloat16 arrays, not {x.dtype}")
+    return _DTYPE_NAMES[name]
+
+
+def _framework(x) -> str:
+    module = type(x).__module__
+    return "torch" if module.startswith("torch") else "cupy" if module.startswith("cupy") else "other"
+
+
+def _precision(a, out, precision):
+    if precision is not None:
+        return precision
+    ab, c = _dtype_name(a), _dtype_name(out)
+    if ab == c:
+        return ab
+    if c == "f32" and ab in ("f16", "bf16"):
+        return f"{ab}:f32"
+    raise TypeError(f"no precision takes {ab} inputs and a {c} output")
+
+
+def _empty(like, shape, dtype):
+    if _framework(like) == "torch":
+        import torch
+
+        return torch.empty(shape, dtype=dtype, device=like.device)
+    if _framework(like) == "cupy":
+        import cupy
+
+        with cupy.cuda.Device(like.device.id):
+            return cupy.empty(shape, dtype=dtype)
+    raise TypeError("pass out= for arrays that are neither torch tensors nor CuPy arrays")
+
+
+def _stream(x, stream):
+    if stream is not None:
+        return int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
+    if _framework(x) == "torch":
+        import torch
+
+        return torch.cuda.current_stream(x.device).cuda_stream
+    if _framework(x) == "cupy":
+        import cupy
+
+        return cupy.cuda.get_current_stream().ptr
+    return 0
+
+
+def _out_dtype(a, out_dtype):
+    if out_dtype is not None:
+        return out_dtype
+    return a.dtype
+
+
+def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: str | None = None,
+           kernel: str | None = None, stream=None, out_dtype=None):
+    """``out = alpha * a @ b + beta * out`` for 2-D CUDA arrays of float32, float16 or bfloat16.
+
+    ``out`` is allocated (dtype of ``a``, or ``out_dtype``: float32 for f16/bf16 inputs)
+    when not given; ``beta`` needs a given ``out``. ``precision`` ("f32", "tf32", "f16",
+    "f16:f32", "bf16", "bf16:f32") defaults to what the dtypes say ("tf32" only when
+    asked). ``kernel`` runs one registered kernel by name (``list_kernels()``) instead
+    of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
+    current stream). Scratch memory, when a call needs any, comes from the framework's
+    allocator, so the call can be captured into a CUDA graph.
+    """
+    if a.ndim != 2 or b.ndim != 2:
+        raise ValueError(f"matmul takes 2-D arrays (a is {a.ndim}-D, b is {b.ndim}-D); use linear() for batches of rows")
+    if out is None:
+        if beta != 0.0:
+            raise ValueError("beta != 0 reads out: pass out=")
+        out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
+    p = _precision(a, out, precision)
+    name = kernel or "auto"
+    workspace = None
+    bytes_needed = _tessel.workspace_size(a, b, out, p, name)
+    if bytes_needed:
+        workspace = _empty(a, (bytes_needed,), _byte_dtype(a))
+    _tessel.gemm(a, b, out, float(alpha), float(beta), p, name, _stream(a, stream), workspace)
+    return out
+
+
+def _byte_dtype(like):
+    if _framework(like) == "torch":
+        import torch
+
+        return torch.uint8
+    return "uint8"
+
+
+def linear(x, w, bias=None, *, precision: str | None = None, kernel: str | None = None, stream=None):
+    """``x @ w.T + bias`` in the nn.Linear layout: x is (..., in), w is (out, in)."""
+    if w.ndim != 2:
+        raise ValueError(f"w must be 2-D (out, in), not {w.ndim}-D")
+    lead = x.shape[:-1]
+    rows = x.reshape(-1, x.shape[-1])  # a view where the strides allow
+    y = matmul(rows, w.T, precision=precision, kernel=kernel, stream=stream)
+    if bias is not None:
+        y += bias
+    return y.reshape(*lead, w.shape[0])
+
+
+def list_kernels():
+    """The registered kernels, in ladder order, as dicts (name, step, summary, precisions, tile, ...)."""
+    return _tessel.list_kernels()
+
+
+def select_kernel(a, b, out=None, *, precision: str | None = None) -> str:
+    """The kernel auto-dispatch would run for ``a @ b`` into ``out``."""
+    if out is None:
+        out = _empty(a, (a.shape[0], b.shape[1]), a.dtype)
+    return _tessel.select_kernel(a, b, out, _precision(a, out, precision))
+
+
+def precisions():
+    """The precision names tessel takes."""
+    return _tessel.precisions()
+
+
+def release_workspaces():
+    """Frees tessel's own scratch buffers (after waiting for the work that may use them)."""
+    _tessel.release_workspaces()

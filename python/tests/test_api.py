@@ -1,0 +1,64 @@
+"""The Python layer without a GPU: import, the registry, and the checks that
+run before anything reaches a device (shapes, dtypes, strides, devices)."""
+import numpy as np
+import pytest
+
+import tessel
+from tessel import _tessel
+
+
+def test_lists_the_ladder():
+    kernels = tessel.list_kernels()
+    names = [k["name"] for k in kernels]
+    assert names[:3] == ["naive", "coalesced", "smem"]
+    assert "pipelined_128x256" in names
+    assert [k["step"] for k in kernels] == sorted(k["step"] for k in kernels)
+    assert set(tessel.precisions()) == {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}
+
+
+def f32(rows, cols):
+    return np.ones((rows, cols), dtype=np.float32)
+
+
+def test_host_arrays_are_refused_by_name():
+    with pytest.raises(ValueError, match="must be on a CUDA GPU"):
+        _tessel.gemm(f32(4, 5), f32(5, 6), f32(4, 6), 1.0, 0.0, "f32", "auto", 0, None)
+
+
+def test_without_out_an_allocator_is_needed():
+    with pytest.raises(TypeError, match="pass out="):
+        tessel.matmul(f32(4, 5), f32(5, 6))
+
+
+def test_shapes_must_agree():
+    with pytest.raises(ValueError, match="inner sizes differ"):
+        tessel.matmul(f32(4, 5), f32(6, 6), out=f32(4, 6))
+    with pytest.raises(ValueError, match="out is 4 x 7 but a @ b is 4 x 6"):
+        tessel.matmul(f32(4, 5), f32(5, 6), out=f32(4, 7))
+    with pytest.raises(ValueError, match="2-D"):
+        tessel.matmul(np.ones((2, 4, 5), np.float32), f32(5, 6), out=f32(4, 6))
+
+
+def test_dtypes_are_checked():
+    with pytest.raises(TypeError, match="float32, float16 and bfloat16"):
+        tessel.matmul(np.ones((4, 5)), np.ones((5, 6)), out=np.ones((4, 6)))
+    with pytest.raises(TypeError, match="same dtype"):
+        _tessel.gemm(f32(4, 5), np.ones((5, 6), np.float16), f32(4, 6), 1.0, 0.0, "f32", "auto", 0, None)
+    with pytest.raises(TypeError, match="precision f16 takes"):
+        _tessel.gemm(f32(4, 5), f32(5, 6), f32(4, 6), 1.0, 0.0, "f16", "auto", 0, None)
+    with pytest.raises(ValueError, match="precision 'f8'"):
+        _tessel.gemm(f32(4, 5), f32(5, 6), f32(4, 6), 1.0, 0.0, "f8", "auto", 0, None)
+
+
+def test_strides_give_the_op_and_views_cost_no_copy():
+    a = f32(8, 6)
+    # A transposed view (column-major) is taken as op T: the checks pass and only the device check is left.
+    with pytest.raises(ValueError, match="must be on a CUDA GPU"):
+        _tessel.gemm(a.T, f32(8, 3), f32(6, 3), 1.0, 0.0, "f32", "auto", 0, None)
+    with pytest.raises(ValueError, match="neither row- nor column-major"):
+        _tessel.gemm(a[::2, ::2], f32(3, 3), f32(4, 3), 1.0, 0.0, "f32", "auto", 0, None)
+
+
+def test_beta_needs_out():
+    with pytest.raises(ValueError, match="beta != 0 reads out"):
+        tessel.matmul(f32(4, 5), f32(5, 6), beta=1.0)

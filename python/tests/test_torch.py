@@ -1,0 +1,88 @@
+"""tessel on torch tensors, on a GPU: results against torch in float64 for
+every dtype, op pair (through views), odd sizes, out=, alpha and beta,
+streams, the custom ops under torch.compile, and CUDA graph capture."""
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA GPU", allow_module_level=True)
+
+import tessel  # noqa: E402
+import tessel.torch_ops  # noqa: E402,F401
+
+TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1e-2}
+
+
+def rel_err(got, want):
+    got, want = got.double(), want.double()
+    return ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
+
+
+def operand(rows, cols, dtype, transposed, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    if transposed:  # stored cols x rows, viewed transposed: op T without a copy
+        return torch.randn(cols, rows, device="cuda", dtype=dtype, generator=g).T
+    return torch.randn(rows, cols, device="cuda", dtype=dtype, generator=g)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (67, 45, 33), (128, 256, 64), (1000, 999, 257)])
+def test_matmul_matches_float64(dtype, ta, tb, m, n, k):
+    a, b = operand(m, k, dtype, ta, 1), operand(k, n, dtype, tb, 2)
+    got = tessel.matmul(a, b)
+    assert got.dtype == dtype and got.shape == (m, n)
+    assert rel_err(got, a.double() @ b.double()) < TOL[dtype]
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_f32_output_alpha_beta_and_column_major_out(dtype):
+    a, b = operand(300, 200, dtype, False, 3), operand(200, 100, dtype, True, 4)
+    c0 = torch.randn(100, 300, device="cuda").T  # column-major out
+    out = c0.clone()
+    tessel.matmul(a, b, out=out, alpha=-0.75, beta=1.25)
+    want = -0.75 * (a.double() @ b.double()) + 1.25 * c0.double()
+    assert rel_err(out, want) < 1e-4
+
+
+def test_tf32_only_when_asked_and_on_a_side_stream():
+    a, b = operand(512, 256, torch.float32, False, 5), operand(256, 384, torch.float32, False, 6)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        got = tessel.matmul(a, b, precision="tf32")
+    s.synchronize()
+    assert rel_err(got, a.double() @ b.double()) < 2e-3
+
+
+def test_linear_and_the_custom_ops_under_compile():
+    x = torch.randn(4, 7, 256, device="cuda", dtype=torch.bfloat16)
+    layer = tessel.torch_ops.Linear(256, 512, device="cuda", dtype=torch.bfloat16)
+    want = torch.nn.functional.linear(x.double(), layer.weight.double(), layer.bias.double())
+    assert rel_err(layer(x), want) < 1e-2
+    compiled = torch.compile(lambda t: torch.ops.tessel.mm(t, layer.weight.T), fullgraph=True)
+    rows = x.reshape(-1, 256)
+    assert rel_err(compiled(rows), rows.double() @ layer.weight.double().T) < 1e-2
+
+
+def test_backward_through_the_custom_ops():
+    x = torch.randn(64, 128, device="cuda", requires_grad=True)
+    w = torch.randn(96, 128, device="cuda", requires_grad=True)
+    torch.ops.tessel.linear(x, w, None).square().sum().backward()
+    x2, w2 = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    (x2 @ w2.T).square().sum().backward()
+    assert rel_err(x.grad, x2.grad) < 1e-4 and rel_err(w.grad, w2.grad) < 1e-4
+
+
+def test_cuda_graph_capture_and_replay():
+    a = operand(64, 16384, torch.float32, False, 7)  # few tiles, deep k: split-k with a workspace
+    b = operand(16384, 64, torch.float32, False, 8)
+    out = torch.empty(64, 64, device="cuda")
+    tessel.matmul(a, b, out=out)
+    direct = out.clone()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        tessel.matmul(a, b, out=out)
+    out.zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, direct)
