@@ -91,10 +91,11 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
     p = _precision(a, out, precision)
     name = kernel or "auto"
-    workspace = None
-    bytes_needed = _tessel.workspace_size(a, b, out, p, name)
-    if bytes_needed:
-        workspace = _empty(a, (bytes_needed,), _byte_dtype(a))
+    workspace = None  # other frameworks: tessel's own buffers (not graph-capturable)
+    if _framework(a) != "other":
+        bytes_needed = _tessel.workspace_size(a, b, out, p, name)
+        if bytes_needed:
+            workspace = _empty(a, (bytes_needed,), _byte_dtype(a))
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, name, _stream(a, stream), workspace)
     return out
 
