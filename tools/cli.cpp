@@ -389,10 +389,14 @@ struct TuneCli {
   std::string ops = "NN";
   std::string file;
   std::string suite;
+  std::vector<std::string> dtypes{"f32"};
+  std::vector<Precision> precisions;
   bool sizes_or_ops_given = false;
   BenchOptions options;
 
   void prepare() {
+    precisions = parse_dtypes(dtypes);
+    if (precisions.empty()) precisions = {Precision{}};
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
     use_suite(suite, sizes_or_ops_given, &options);
@@ -400,25 +404,24 @@ struct TuneCli {
   }
 };
 
-// Times every configuration of the top ladder step that can take each call
-// (tight leading dimensions, as `bench` makes them) and stores the fastest
-// in the tuning file that auto-dispatch reads.
+// Times, per precision, every configuration of the latest two ladder steps
+// that can take each call (tight leading dimensions, as `bench` makes them;
+// for FP32 the latest step only) and stores the fastest in the tuning file
+// that auto-dispatch reads.
 int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   const std::string path = t.file.empty() ? tuning_file_path() : t.file;
   if (path.empty()) throw std::runtime_error("no tuning file path: set TESSEL_TUNE_FILE or HOME, or pass --file");
-  std::map<std::tuple<int64_t, int64_t, int64_t, int, int, bool>, TunedChoice> table;
-  auto key = [](const TunedChoice& c) { return std::make_tuple(c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned); };
+  std::map<std::tuple<int64_t, int64_t, int64_t, int, int, bool, std::string>, TunedChoice> table;
+  auto key = [](const TunedChoice& c) {
+    return std::make_tuple(c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned, to_string(c.precision));
+  };
   for (const TunedChoice& c : read_tuning(path)) table[key(c)] = c;
   // Written back at once, unchanged: a path that cannot be written fails now, not after the timing.
   std::vector<TunedChoice> kept;
   for (const auto& entry : table) kept.push_back(entry.second);
   if (Status s = write_tuning(path, kept); !s.ok()) throw UsageError(s.message());
 
-  // FP32 only: the tuning file's entries are keyed by shape, ops and alignment, not precision.
-  int top = 0;
-  for (const KernelInfo& k : kernels()) {
-    if (k.takes(Precision{})) top = std::max(top, k.ladder_step);
-  }
+  const int cc = query_gpu().compute_capability;
   Cublas cublas;
   int failed = 0;
   std::vector<SuiteCase> calls = t.options.cases;
@@ -427,19 +430,26 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
       for (const OpPair& op : t.options.ops) calls.push_back({shape, op});
     }
   }
-  for (const SuiteCase& call : calls) {
-    const Shape& shape = call.shape;
-    const OpPair& op = call.ops;
-    {
+  for (const Precision& precision : t.precisions) {
+    int top = 0;
+    for (const KernelInfo& k : kernels()) {
+      if (k.takes(precision) && k.runs_on(cc)) top = std::max(top, k.ladder_step);
+    }
+    const int lowest = precision == Precision{} ? top : top - 1;  // Hopper: steps 14 and 15 share the calls
+    for (const SuiteCase& call : calls) {
+      const Shape& shape = call.shape;
+      const OpPair& op = call.ops;
       const SgemmArgs tight = make_layout(op, shape, 1.0f, 0.0f);  // the leading dimensions bench uses
-      const bool aligned = tight.lda % 4 == 0 && tight.ldb % 4 == 0 && tight.ldc % 4 == 0;
+      const int64_t unit = 16 / int64_t(size_of(precision.ab)), unit_c = 16 / int64_t(size_of(precision.c));
+      const bool aligned = tight.lda % unit == 0 && tight.ldb % unit == 0 && tight.ldc % unit_c == 0;
       BenchOptions o = t.options;
+      o.precision = precision;
       o.shapes = {shape};
       o.ops = {op};
       o.cases.clear();
       o.kernels.clear();
       for (const KernelInfo& k : kernels()) {
-        if (k.ladder_step == top && k.takes(Precision{}) && (k.alignment == 1 || aligned)) {
+        if (k.ladder_step >= lowest && k.takes(precision) && k.runs_on(cc) && (k.alignment == 1 || aligned)) {
           o.kernels.push_back(k.name);
         }
       }
@@ -454,8 +464,9 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
         err << "error: no configuration ran correctly for " << to_string(shape) << '\n';
         continue;
       }
-      out << fmt::format("-> {} {} ({}aligned): {}\n\n", to_string(op), to_string(shape), aligned ? "" : "un", best->kernel);
-      const TunedChoice c{shape.m, shape.n, shape.k, op.first, op.second, aligned, best->kernel};
+      out << fmt::format("-> {} {} {} ({}aligned): {}\n\n", to_string(precision), to_string(op), to_string(shape),
+                         aligned ? "" : "un", best->kernel);
+      const TunedChoice c{shape.m, shape.n, shape.k, op.first, op.second, aligned, best->kernel, precision};
       table[key(c)] = c;
     }
   }
@@ -533,6 +544,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   tune->add_option("--sizes", to.sizes, "S, MxNxK or FIRST:LAST:STEP, comma-separated")->capture_default_str();
   tune->add_option("--ops", to.ops, "Op pairs, e.g. NN or NN,TN")->capture_default_str();
   tune->add_option("--suite", to.suite, "Shape suites instead of --sizes and --ops");
+  tune->add_option("--dtype", to.dtypes, "Precisions to tune (default f32; 'all')")->delimiter(',');
   tune->add_option("--repeat", to.options.repeat, "Timed runs per configuration")->capture_default_str();
   tune->add_option("--file", to.file, "Tuning file (default: $TESSEL_TUNE_FILE or the per-GPU cache file)");
 

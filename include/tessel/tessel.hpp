@@ -195,8 +195,8 @@ Status select_kernel(const GemmArgs& args, std::string* name);
 // Tuning. `tessel tune` times the fastest step's configurations on this GPU
 // for given shapes and stores each shape's winner in a small text file;
 // auto-dispatch reads it at first use and takes the stored kernel for an
-// exactly matching call (sizes, ops, and whether A, B, C and their leading
-// dimensions are 16-byte aligned), and built-in heuristics otherwise.
+// exactly matching call (sizes, ops, precision, and whether A, B, C and their
+// leading dimensions are 16-byte aligned), and built-in heuristics otherwise.
 // The file: $TESSEL_TUNE_FILE if set, else
 // ${XDG_CACHE_HOME:-$HOME/.cache}/tessel/<GPU name>.tune.
 struct TunedChoice {
@@ -204,6 +204,7 @@ struct TunedChoice {
   Op opA = Op::N, opB = Op::N;
   bool aligned = true;  // the 16-byte class of the call
   std::string kernel;
+  Precision precision;  // of the call (a file line without one: f32)
 };
 std::string tuning_file_path();  // empty when no GPU is visible
 std::vector<TunedChoice> read_tuning(const std::string& path);  // missing, not a regular file or over 16 MiB: empty; bad lines skipped

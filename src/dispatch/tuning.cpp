@@ -1,6 +1,6 @@
 // The tuning file: one line per tuned call,
-//   m n k opA opB aligned kernel        e.g.  4096 4096 4096 N N 1 pipelined_128x256
-// with '#' comment lines (the GPU and the date that made it).
+//   m n k opA opB aligned precision kernel   e.g.  4096 4096 4096 N N 1 bf16 wgmma_cluster_bf16_128x256
+// with '#' comment lines. Lines without the precision (an older file) are f32.
 #include "dispatch/tuning.hpp"
 
 #include <cuda_runtime_api.h>
@@ -12,14 +12,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <tuple>
 
 namespace tessel {
 namespace {
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool>;
-Key key_of(int64_t m, int64_t n, int64_t k, Op a, Op b, bool aligned) { return {m, n, k, int(a), int(b), aligned}; }
+using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool, std::string>;
+Key key_of(const TunedChoice& c) {
+  return {c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned, to_string(c.precision)};
+}
 
 std::mutex g_mutex;
 std::shared_ptr<const std::map<Key, std::string>> g_table;  // null until read
@@ -63,7 +66,15 @@ std::vector<TunedChoice> read_tuning(const std::string& path) {
     TunedChoice c;
     char a = 0, b = 0;
     int aligned = -1;
-    if (!(fields >> c.m >> c.n >> c.k >> a >> b >> aligned >> c.kernel)) continue;
+    std::string precision, kernel;
+    if (!(fields >> c.m >> c.n >> c.k >> a >> b >> aligned >> precision)) continue;
+    if (fields >> kernel) {
+      const std::optional<Precision> p = parse_precision(precision);
+      if (!p) continue;
+      c.precision = *p, c.kernel = kernel;
+    } else {
+      c.kernel = precision;  // m n k opA opB aligned kernel: f32
+    }
     if ((a != 'N' && a != 'T') || (b != 'N' && b != 'T') || (aligned != 0 && aligned != 1)) continue;
     c.opA = a == 'N' ? Op::N : Op::T;
     c.opB = b == 'N' ? Op::N : Op::T;
@@ -79,10 +90,10 @@ Status write_tuning(const std::string& path, const std::vector<TunedChoice>& cho
   if (!dir.empty()) std::filesystem::create_directories(dir, ec);
   std::ofstream out(path);
   if (!out) return {StatusCode::kInvalidArgument, "tessel: cannot write the tuning file '" + path + "'"};
-  out << "# tessel tuning: m n k opA opB aligned kernel\n";
+  out << "# tessel tuning: m n k opA opB aligned precision kernel\n";
   for (const TunedChoice& c : choices) {
     out << c.m << ' ' << c.n << ' ' << c.k << ' ' << (c.opA == Op::N ? 'N' : 'T') << ' ' << (c.opB == Op::N ? 'N' : 'T')
-        << ' ' << (c.aligned ? 1 : 0) << ' ' << c.kernel << '\n';
+        << ' ' << (c.aligned ? 1 : 0) << ' ' << to_string(c.precision) << ' ' << c.kernel << '\n';
   }
   return out ? Status() : Status(StatusCode::kInvalidArgument, "tessel: error writing the tuning file '" + path + "'");
 }
@@ -99,13 +110,13 @@ std::string tuned_kernel(const GemmArgs& a, bool aligned) {
     if (!g_table) {
       auto fresh = std::make_shared<std::map<Key, std::string>>();
       if (const std::string path = tuning_file_path(); !path.empty()) {
-        for (const TunedChoice& c : read_tuning(path)) (*fresh)[key_of(c.m, c.n, c.k, c.opA, c.opB, c.aligned)] = c.kernel;
+        for (const TunedChoice& c : read_tuning(path)) (*fresh)[key_of(c)] = c.kernel;
       }
       g_table = fresh;
     }
     table = g_table;
   }
-  const auto it = table->find(key_of(a.m, a.n, a.k, a.opA, a.opB, aligned));
+  const auto it = table->find(key_of({a.m, a.n, a.k, a.opA, a.opB, aligned, "", a.precision}));
   return it == table->end() ? std::string() : it->second;
 }
 

@@ -7,8 +7,8 @@
 
 namespace tessel {
 
-// The kernel the tuning file names for exactly these sizes and ops in this
-// alignment class, or "" when it names none.
+// The kernel the tuning file names for exactly these sizes, ops and
+// precision in this alignment class, or "" when it names none.
 std::string tuned_kernel(const GemmArgs& args, bool aligned);
 
 }  // namespace tessel

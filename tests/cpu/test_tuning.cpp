@@ -67,3 +67,25 @@ TEST(Tuning, FileThatIsNotRegularIsIgnored) {
 }
 
 }  // namespace
+
+namespace {
+
+// Entries carry their precision; a line without one (an older file) is f32.
+TEST(Tuning, EntriesCarryTheirPrecision) {
+  const std::string path = temp_path("precision.tune");
+  TunedChoice bf16{4096, 4096, 4096, Op::N, Op::T, true, "wgmma_cluster_bf16_128x256", *tessel::parse_precision("bf16")};
+  ASSERT_TRUE(tessel::write_tuning(path, {bf16}).ok());
+  {
+    std::ofstream more(path, std::ios::app);
+    more << "1024 1024 1024 N N 1 pipelined_128x256\n"        // the format without a precision
+         << "1024 1024 1024 N N 1 fp7 pipelined_128x256\n";  // an unknown precision: skipped
+  }
+  const auto back = tessel::read_tuning(path);
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[0].precision, *tessel::parse_precision("bf16"));
+  EXPECT_EQ(back[0].kernel, "wgmma_cluster_bf16_128x256");
+  EXPECT_EQ(back[1].precision, tessel::Precision{});
+  EXPECT_EQ(back[1].kernel, "pipelined_128x256");
+}
+
+}  // namespace
