@@ -391,25 +391,55 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
 
 }  // namespace
 
+namespace {
+
+// The shared front of the entry points: validate, the empty call, the device;
+// then `then(entry, device)` with the named kernel, or auto-dispatch's choice.
+template <class F>
+Status with_named(std::string_view kernel, const GemmArgs& args, F&& then) {
+  const KernelEntry* e = find_entry(kernel);
+  if (e == nullptr) {
+    return {StatusCode::kUnknownKernel,
+            "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
+  }
+  if (Status s = validate(args); !s.ok()) return s;
+  if (args.m == 0 || args.n == 0) return {};
+  Device d;
+  if (Status s = current_device(&d); !s.ok()) return s;
+  return then(e, d);
+}
+
+template <class F>
+Status with_chosen(const GemmArgs& args, F&& then) {
+  if (Status s = validate(args); !s.ok()) return s;
+  if (args.m == 0 || args.n == 0) return {};
+  Device d;
+  if (Status s = current_device(&d); !s.ok()) return s;
+  const KernelEntry* e = nullptr;
+  if (Status s = choose(args, d, &e); !s.ok()) return s;
+  return then(e, d);
+}
+
+// The scratch memory entry e's plan for args needs.
+Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes) {
+  if (!multiplies(args)) return {};
+  if (Status s = can_run(*e, args, d.cc); !s.ok()) return s;
+  *bytes = make_plan(*e, args, d.sms).workspace_bytes();
+  return {};
+}
+
+}  // namespace
+
 Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream) {
-  return guarded([&]() -> Status {
-    const KernelEntry* e = find_entry(kernel);
-    if (e == nullptr) {
-      return {StatusCode::kUnknownKernel,
-              "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
-    }
-    if (Status s = validate(args); !s.ok()) return s;
-    if (args.m == 0 || args.n == 0) return {};
-    Device d;
-    if (Status s = current_device(&d); !s.ok()) return s;
-    return launch(*e, args, d, stream);
+  return guarded([&] {
+    return with_named(kernel, args, [&](const KernelEntry* e, const Device& d) { return launch(*e, args, d, stream); });
   });
 }
 
 Status select_kernel(const GemmArgs& args, std::string* name) {
   return guarded([&]() -> Status {
     if (name == nullptr) return invalid("name is null: pass the std::string to receive the kernel's name");
-    if (Status s = validate(args); !s.ok()) return s;
+    if (Status s = validate(args); !s.ok()) return s;  // an empty call too has a choice
     Device d;
     if (Status s = current_device(&d); !s.ok()) return s;
     const KernelEntry* e = nullptr;
@@ -420,44 +450,21 @@ Status select_kernel(const GemmArgs& args, std::string* name) {
 }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream) {
-  return guarded([&]() -> Status {
-    if (Status s = validate(args); !s.ok()) return s;
-    if (args.m == 0 || args.n == 0) return {};
-    Device d;
-    if (Status s = current_device(&d); !s.ok()) return s;
-    const KernelEntry* e = nullptr;
-    if (Status s = choose(args, d, &e); !s.ok()) return s;
-    bool no_room = false;
-    Status s = launch(*e, args, d, stream, &no_room);
-    if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);  // a kernel that needs none
-    return s;
+  return guarded([&] {
+    return with_chosen(args, [&](const KernelEntry* e, const Device& d) {
+      bool no_room = false;
+      Status s = launch(*e, args, d, stream, &no_room);
+      if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);  // a kernel that needs none
+      return s;
+    });
   });
 }
-
-namespace {
-
-// The scratch memory entry e's plan for args needs.
-Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes) {
-  *bytes = 0;
-  if (args.m == 0 || args.n == 0 || !multiplies(args)) return {};
-  if (Status s = can_run(*e, args, d.cc); !s.ok()) return s;
-  *bytes = make_plan(*e, args, d.sms).workspace_bytes();
-  return {};
-}
-
-}  // namespace
 
 Status workspace_size(const GemmArgs& args, size_t* bytes) {
   return guarded([&]() -> Status {
     if (bytes == nullptr) return invalid("bytes is null: pass the size_t to receive the size");
     *bytes = 0;
-    if (Status s = validate(args); !s.ok()) return s;
-    if (args.m == 0 || args.n == 0) return {};
-    Device d;
-    if (Status s = current_device(&d); !s.ok()) return s;
-    const KernelEntry* e = nullptr;
-    if (Status s = choose(args, d, &e); !s.ok()) return s;
-    return plan_bytes(e, args, d, bytes);
+    return with_chosen(args, [&](const KernelEntry* e, const Device& d) { return plan_bytes(e, args, d, bytes); });
   });
 }
 
@@ -465,16 +472,7 @@ Status workspace_size(std::string_view kernel, const GemmArgs& args, size_t* byt
   return guarded([&]() -> Status {
     if (bytes == nullptr) return invalid("bytes is null: pass the size_t to receive the size");
     *bytes = 0;
-    const KernelEntry* e = find_entry(kernel);
-    if (e == nullptr) {
-      return {StatusCode::kUnknownKernel,
-              "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
-    }
-    if (Status s = validate(args); !s.ok()) return s;
-    if (args.m == 0 || args.n == 0) return {};
-    Device d;
-    if (Status s = current_device(&d); !s.ok()) return s;
-    return plan_bytes(e, args, d, bytes);
+    return with_named(kernel, args, [&](const KernelEntry* e, const Device& d) { return plan_bytes(e, args, d, bytes); });
   });
 }
 
