@@ -15,6 +15,9 @@
 #   scripts/gpu.sh compare OUT_DIR [DEPS] OTHER       auto-dispatch of this build against the
 #                                                     `tessel` binary OTHER, in alternation, at
 #                                                     SIZES (default 4096,8192) for every precision
+#   scripts/gpu.sh suite   OUT_DIR [DEPS]             auto-dispatch over the shape suites (SUITE,
+#                                                     default all four) at DTYPES (default all),
+#                                                     REPEAT runs a row: CSV, plot, summary table
 #   scripts/gpu.sh results OUT_DIR [DEPS]             FP32 ladder sweep and plot, auto-dispatch
 #                                                     on the bar shapes before and after tuning,
 #                                                     Nsight Compute metrics per step
@@ -22,7 +25,7 @@
 # DEPS: where CLI11, fmt, nlohmann-json and GoogleTest are unpacked
 # (scripts/fetch-deps.sh makes .deps/root/usr); omit when installed. BUILD_DIR: build-gpu.
 set -uo pipefail
-cmd=${1:?usage: scripts/gpu.sh build|check|tests|compare|results OUT_DIR [DEPS] [OTHER]}
+cmd=${1:?usage: scripts/gpu.sh build|check|tests|compare|suite|results OUT_DIR [DEPS] [OTHER]}
 out=${2:?usage: scripts/gpu.sh $cmd OUT_DIR [DEPS]}
 prefix=${3:-}
 build=${BUILD_DIR:-build-gpu}
@@ -100,6 +103,14 @@ case "$cmd" in
       done
     done
     python3 scripts/compare_bench.py "$out"/compare_new_*.csv -- "$out"/compare_old_*.csv | tee "$out/compare.md"
+    ;;
+  suite)
+    step "auto-dispatch over the suites"
+    "$T" bench --kernel auto --dtype "${DTYPES:-all}" --suite "${SUITE:-llm,squares,skinny,unaligned}" \
+      --repeat "${REPEAT:-10}" --csv "$out/suite.csv" > "$out/suite.txt" 2>&1 || status=1
+    sed -n '/^suite /,$p' "$out/suite.txt"
+    python3 scripts/plot_suite.py "$out/suite.csv" "$out/suite.png" --title "auto-dispatch / cuBLAS, $(gpu_state | cut -d, -f1)" &&
+      cat "$out/suite.md"
     ;;
   results)
     ladder=naive,coalesced,smem,blocktile_1d,blocktile_2d,vectorized,warptile,pipelined_128x128,pipelined_128x256
