@@ -4,7 +4,7 @@ Registered with ``torch.library`` with fake (meta) implementations, so
 ``torch.compile(fullgraph=True)`` traces models that call them; scratch memory
 comes from torch's caching allocator, so CUDA graph capture works.
 """
-from __future__ import annotations
+from typing import Optional
 
 import torch
 
@@ -26,13 +26,13 @@ def _mm_fake(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 @torch.library.custom_op("tessel::linear", mutates_args=())
-def linear(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+def linear(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     """x @ w.T + bias in the nn.Linear layout (x is (..., in), w is (out, in))."""
     return _linear(x, w, bias)
 
 
 @linear.register_fake
-def _linear_fake(x: torch.Tensor, w: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+def _linear_fake(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor] = None) -> torch.Tensor:
     torch._check(w.dim() == 2, lambda: "tessel::linear: w must be 2-D")
     torch._check(x.shape[-1] == w.shape[1], lambda: "tessel::linear: x's last size differs from w's in")
     return x.new_empty((*x.shape[:-1], w.shape[0]))
