@@ -281,6 +281,7 @@ FuzzReport run_fuzz(const FuzzOptions& options, std::ostream& log) {
         w->run(true);
         std::shared_lock<std::shared_mutex> lock(shared.gate);
         w.reset();
+        release_case_arrays();
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(errors);
         crashed.push_back(fmt::format("worker {}: {}", t, e.what()));

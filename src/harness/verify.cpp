@@ -36,6 +36,47 @@ std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t
   return v;
 }
 
+// The device arrays of one case, kept per host thread and only ever grown:
+// a cudaFree per case would wait for the whole GPU, every thread's work.
+class CaseArray {
+ public:
+  CaseArray() = default;
+  CaseArray(const CaseArray&) = delete;
+  CaseArray& operator=(const CaseArray&) = delete;
+  ~CaseArray() { release(); }
+  void release() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+    ptr_ = nullptr, bytes_ = size_ = 0;
+  }
+  uint8_t* upload(const std::vector<uint8_t>& host) {
+    if (bytes_ < host.size()) {
+      release();
+      check_cuda(cudaMalloc(reinterpret_cast<void**>(&ptr_), std::max<size_t>(host.size(), 1)), "cudaMalloc");
+      bytes_ = host.size();
+    }
+    size_ = host.size();
+    check_cuda(cudaMemcpy(ptr_, host.data(), size_, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    return ptr_;
+  }
+  std::vector<uint8_t> download() const {
+    std::vector<uint8_t> host(size_);
+    check_cuda(cudaMemcpy(host.data(), ptr_, size_, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+    return host;
+  }
+
+ private:
+  uint8_t* ptr_ = nullptr;
+  size_t bytes_ = 0, size_ = 0;
+};
+
+struct CaseArrays {
+  CaseArray a, b, c, ref;
+};
+CaseArrays& case_arrays() {
+  thread_local CaseArrays arrays;
+  return arrays;
+}
+
 double relative(double diff2, double ref2) { return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2); }
 
 }  // namespace
@@ -76,6 +117,11 @@ double tolerance(const Precision& p, int64_t k) {
   return p.ab == DType::kF32 ? accumulate : 10 * accumulate;
 }
 
+void release_case_arrays() {
+  CaseArrays& arrays = case_arrays();
+  arrays.a.release(), arrays.b.release(), arrays.c.release(), arrays.ref.release();
+}
+
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
@@ -96,14 +142,19 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     return encode(all, t);
   };
   const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
-  DeviceBuffer<uint8_t> dA(bytesA), dB(bytesB), dC(bytesC), dRef(bytesC);
+  CaseArrays& arrays = case_arrays();
+  CaseArray &dA = arrays.a, &dB = arrays.b, &dC = arrays.c, &dRef = arrays.ref;
+  uint8_t* const pA = dA.upload(bytesA);
+  uint8_t* const pB = dB.upload(bytesB);
+  uint8_t* const pC = dC.upload(bytesC);
+  uint8_t* const pRef = dRef.upload(bytesC);
   const size_t skip_ab = size_t(c.offset) * size_of(ab), skip_c = size_t(c.offset) * size_of(ct);
   GemmArgs ref = to_gemm(a);
   ref.precision = c.precision;
-  ref.A = dA.get() + skip_ab, ref.B = dB.get() + skip_ab, ref.C = dRef.get() + skip_c;
+  ref.A = pA + skip_ab, ref.B = pB + skip_ab, ref.C = pRef + skip_c;
   cublas.gemm(ref, c.stream);
   GemmArgs run = ref;
-  run.C = dC.get() + skip_c;
+  run.C = pC + skip_c;
   if (c.pending_error) {
     void* p = nullptr;
     if (cudaMalloc(&p, size_t(1) << 50) == cudaSuccess) cudaFree(p);  // fails: cudaErrorMemoryAllocation pending

@@ -53,7 +53,10 @@ inline constexpr int kFp64Samples = 512;
 // Runs the case and checks it; a call tessel refuses must leave A, B and C as
 // they were (reason set, passed false: the caller decides whether a refusal is
 // expected).
+// Device arrays are kept per host thread between cases (and grown as needed);
+// release_case_arrays() frees this thread's.
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c);
+void release_case_arrays();
 
 // D against the reference R over the m x n elements of two row-major arrays with leading dimension ld.
 struct Comparison {
