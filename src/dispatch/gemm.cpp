@@ -364,21 +364,23 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
     *chosen = tuned;
     return {};
   }
-  int step = 0;
+  std::vector<const KernelEntry*> fitting;  // in registry order; each entry asked once
   for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step > step && fits(e)) step = e.info.ladder_step;
+    if (fits(e)) fitting.push_back(&e);
   }
+  int step = 0;
+  for (const KernelEntry* e : fitting) step = std::max(step, e->info.ladder_step);
   std::vector<const KernelEntry*> candidates;
-  for (const KernelEntry& e : registry()) {
-    if (e.info.ladder_step == step && fits(e)) candidates.push_back(&e);
+  for (const KernelEntry* e : fitting) {
+    if (e->info.ladder_step == step) candidates.push_back(e);
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
   if (persistent) {  // this step's candidates and the step before's persistent kernels, in registry order
     candidates.clear();
-    for (const KernelEntry& e : registry()) {
-      const bool step_or_before = e.info.ladder_step == step || e.info.ladder_step == step - 1;
-      if (step_or_before && e.persistent && fits(e)) candidates.push_back(&e);
+    for (const KernelEntry* e : fitting) {
+      const bool step_or_before = e->info.ladder_step == step || e->info.ladder_step == step - 1;
+      if (step_or_before && e->persistent) candidates.push_back(e);
     }
   }
   *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)

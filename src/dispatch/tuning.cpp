@@ -19,9 +19,10 @@
 namespace tessel {
 namespace {
 
-using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool, std::string>;
-Key key_of(const TunedChoice& c) {
-  return {c.m, c.n, c.k, int(c.opA), int(c.opB), c.aligned, to_string(c.precision)};
+// A call's sizes, ops, alignment class and precision (its types and compute mode).
+using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool, int, int, int>;
+Key key_of(int64_t m, int64_t n, int64_t k, Op a, Op b, bool aligned, const Precision& p) {
+  return {m, n, k, int(a), int(b), aligned, int(p.ab), int(p.c), int(p.compute)};
 }
 
 std::mutex g_mutex;
@@ -110,13 +111,15 @@ std::string tuned_kernel(const GemmArgs& a, bool aligned) {
     if (!g_table) {
       auto fresh = std::make_shared<std::map<Key, std::string>>();
       if (const std::string path = tuning_file_path(); !path.empty()) {
-        for (const TunedChoice& c : read_tuning(path)) (*fresh)[key_of(c)] = c.kernel;
+        for (const TunedChoice& c : read_tuning(path)) {
+          (*fresh)[key_of(c.m, c.n, c.k, c.opA, c.opB, c.aligned, c.precision)] = c.kernel;
+        }
       }
       g_table = fresh;
     }
     table = g_table;
   }
-  const auto it = table->find(key_of({a.m, a.n, a.k, a.opA, a.opB, aligned, "", a.precision}));
+  const auto it = table->find(key_of(a.m, a.n, a.k, a.opA, a.opB, aligned, a.precision));
   return it == table->end() ? std::string() : it->second;
 }
 
