@@ -424,12 +424,7 @@ int cmd_tune(const TuneCli& t, std::ostream& out, std::ostream& err) {
   const int cc = query_gpu().compute_capability;
   Cublas cublas;
   int failed = 0;
-  std::vector<SuiteCase> calls = t.options.cases;
-  if (calls.empty()) {
-    for (const Shape& shape : t.options.shapes) {
-      for (const OpPair& op : t.options.ops) calls.push_back({shape, op});
-    }
-  }
+  const std::vector<SuiteCase> calls = bench_calls(t.options);
   for (const Precision& precision : t.precisions) {
     int top = 0;
     for (const KernelInfo& k : kernels()) {

@@ -66,15 +66,19 @@ std::vector<Summary> time_launches(const std::vector<std::function<void()>>& lau
 
 }  // namespace
 
+std::vector<SuiteCase> bench_calls(const BenchOptions& o) {
+  if (!o.cases.empty()) return o.cases;
+  std::vector<SuiteCase> calls;
+  for (const Shape& shape : o.shapes) {
+    for (const OpPair& ops : o.ops) calls.push_back({shape, ops});
+  }
+  return calls;
+}
+
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress) {
   const GpuInfo gpu = query_gpu();
   DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
-  std::vector<SuiteCase> calls = o.cases;
-  if (calls.empty()) {
-    for (const Shape& shape : o.shapes) {
-      for (const OpPair& ops : o.ops) calls.push_back({shape, ops});
-    }
-  }
+  const std::vector<SuiteCase> calls = bench_calls(o);
   const size_t total = calls.size() * o.kernels.size();
   std::vector<BenchRow> rows;
 

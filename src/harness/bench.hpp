@@ -48,6 +48,9 @@ struct BenchRow {
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
 
+// The calls the options ask for: their cases, else every shape with every op pair.
+std::vector<SuiteCase> bench_calls(const BenchOptions& o);
+
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {});
 
 // A suite's verdict per kernel and precision: the geometric mean of the
