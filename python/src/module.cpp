@@ -125,7 +125,8 @@ class OnDevice {
   int previous_ = 0;
 };
 
-void same_device(const Array& x, const Array& y, const char* what) {
+template <class X, class Y>
+void same_device(const X& x, const Y& y, const char* what) {
   if (x.device_type() != y.device_type() || x.device_id() != y.device_id()) {
     throw nb::value_error((std::string(what) + " are on different devices").c_str());
   }
@@ -144,9 +145,7 @@ NB_MODULE(_tessel, m) {
         same_device(a, b, "a and b"), same_device(a, out, "a and out");
         OnDevice on(a);
         if (workspace) {
-          if (workspace->device_type() != a.device_type() || workspace->device_id() != a.device_id()) {
-            throw nb::value_error("a and workspace are on different devices");
-          }
+          same_device(a, *workspace, "a and workspace");
           g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
         }
         const auto s = reinterpret_cast<cudaStream_t>(stream);
