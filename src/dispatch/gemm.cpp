@@ -310,11 +310,6 @@ Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStre
   } else {
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
   }
-  if (err == impl::kWorkspaceUnderCapture) {
-    return {StatusCode::kNotSupported, "tessel: kernel '" + e.info.name +
-                                           "' needs scratch memory while its stream is being captured: pass a "
-                                           "workspace (GemmArgs::workspace, tessel::workspace_size)"};
-  }
   if (err != cudaSuccess) {
     const CUresult encoder = impl::last_tensor_map_result();
     return {StatusCode::kCudaError, "tessel: kernel '" + e.info.name + "' failed to launch (" + cuda_message(err) + ")" +

@@ -45,11 +45,6 @@ cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, Workspac
   std::lock_guard<std::mutex> lock(g_mutex);
   Buffer& b = g_buffers[key];
   if (b.bytes < bytes) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
-      cudaGetLastError();
-      return kWorkspaceUnderCapture;
-    }
     Buffer grown{nullptr, std::max(bytes, b.bytes + b.bytes / 2), device, context};  // geometric: few replaced buffers
     if (cudaError_t err = cudaMalloc(&grown.ptr, grown.bytes); err != cudaSuccess) {
       cudaGetLastError();

@@ -14,10 +14,6 @@
 
 namespace tessel::impl {
 
-// Returned where a call would have to allocate while its stream is being
-// captured into a graph (cudaMalloc is not capturable): nothing was enqueued.
-constexpr cudaError_t kWorkspaceUnderCapture = cudaErrorStreamCaptureUnsupported;
-
 // The region for `use` of the plan's call (plan.bytes_for(use) bytes): in the
 // caller's workspace, or in tessel's buffer for (context, stream, use) — and
 // host thread where the stream is cudaStreamPerThread or the use is written by
@@ -25,7 +21,8 @@ constexpr cudaError_t kWorkspaceUnderCapture = cudaErrorStreamCaptureUnsupported
 // interleave). Own buffers are zero-filled when allocated and never freed or
 // reused for other data while work may use them: a larger one replaces a
 // buffer and the old one is kept until release_workspaces(). Kernels must
-// leave the flags as they found them (zero).
+// leave the flags as they found them (zero). Own buffers are never used while
+// the stream is being captured: dispatch asks for the caller's workspace then.
 cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, WorkspaceUse use, void** buffer);
 
 // The plan's stream-K schedule with its flags and partial sums; in the
