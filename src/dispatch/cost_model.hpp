@@ -73,6 +73,20 @@ inline StreamKPlan plan_step08_stream_k(int64_t tiles, int64_t k, int bk, int sl
   return plan_stream_k(tiles, (k + bk - 1) / bk, slots, busiest, cost);
 }
 
+// ---- split-k on the tensor-core kernels -------------------------------------
+
+// Tensor cores add each mma's products into the FP32 accumulators with
+// truncation, so the error of one accumulation chain grows like its length
+// (about 2^-24 per mma step), not like its square root: no part of k deeper
+// than this (about 2e-4 relative for tf32's 8-deep steps) where the parts fit.
+constexpr int64_t kMaxChainDepth = 32768;
+// A part is at least this many k-slices; beyond its slices it costs about
+// kPersistentPartCost slice times (its FP32 tile out, and its share of the sum).
+constexpr int64_t kMinPartSlices = 4;
+constexpr int64_t kPersistentPartCost = 8;
+// Steps 09-10: the parts' sum (a second launch) costs about this much k-depth of one block's tile.
+constexpr int64_t kTensorPartsSumCost = 512;
+
 // ---- step 08: split-k -------------------------------------------------------
 
 // A step-08 configuration as the cost model sees it (the tiles themselves

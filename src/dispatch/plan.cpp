@@ -43,7 +43,65 @@ LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64
   return p;
 }
 
-// Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves.
+// The bytes of `splits` FP32 parts of `rows` x n.
+size_t parts_bytes(int64_t splits, int64_t rows, int64_t n) {
+  return size_t(splits) * size_t(rows) * size_t(impl::flipped_ld(n)) * sizeof(float);
+}
+
+// Split-k on a persistent kernel: k cut into parts of whole slices, each
+// (unit, part) a work item, so that few units still fill the clusters; the
+// parts go to the workspace (rows in whole units) and are summed in order.
+// Of the counts whose parts fit kMaxPartsBytes, those that keep every
+// accumulation chain within kMaxChainDepth (else the most parts), the fastest.
+void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int64_t units, int64_t slices,
+                           LaunchPlan* p, int64_t* time) {
+  const impl::ClusterUnits cu(m, n, e.info.tile_m, e.info.tile_n, e.cluster);
+  const int64_t rows = cu.along_m * e.cluster * e.info.tile_m;
+  const int64_t most = std::min(impl::kMaxSplits, std::max<int64_t>(1, slices / impl::kMinPartSlices));
+  const int64_t deep = std::min(most, ceil_div(k, impl::kMaxChainDepth));  // parts the chain bound asks for
+  int64_t best = 1;
+  for (int64_t s = 2; s <= most; ++s) {
+    const int64_t per = ceil_div(slices, s), parts = ceil_div(slices, per);
+    if (parts_bytes(parts, rows, n) > impl::kMaxPartsBytes) break;
+    const int64_t t = impl::whole_units_slices(units * parts, per + impl::kPersistentPartCost, p->clusters);
+    // Shorter chains first, up to the bound; then the estimate.
+    const int64_t bounded = std::min(parts, deep), best_bounded = std::min(best, deep);
+    if (bounded > best_bounded || (bounded == best_bounded && t < *time)) best = parts, *time = t;
+  }
+  if (best == 1) return;
+  p->k_per_split = ceil_div(slices, best) * e.k_slice;
+  p->splits = ceil_div(k, p->k_per_split);
+  p->part_rows = rows;
+  p->parts_to_workspace = true;
+  p->parts_bytes = parts_bytes(p->splits, rows, n);
+}
+
+// Split-k on a grid of tiles (steps 09, 10): the count that fills the SMs
+// with the least work (impl::split_count), at least enough parts to keep
+// every accumulation chain within kMaxChainDepth, fewer where the parts
+// would not fit kMaxPartsBytes; each part a row of blocks, its FP32 results
+// in the workspace, summed in order.
+void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int64_t tiles, int sms, LaunchPlan* p) {
+  const int64_t most = std::min(impl::kMaxSplits, ceil_div(k, e.k_slice));
+  const int64_t deep = ceil_div(k, impl::kMaxChainDepth);
+  int64_t splits = std::max(impl::split_count(tiles, k, sms, 1, e.k_slice), deep);
+  splits = std::min(splits, std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, m, n))));
+  splits = std::min(splits, most);
+  if (splits <= 1) return;
+  const int64_t depth = impl::split_depth(k, splits, e.k_slice), parts = ceil_div(k, depth);
+  const int64_t whole_time = impl::busiest_sm_blocks(tiles, sms, 1) * k;
+  const int64_t split_time =
+      impl::busiest_sm_blocks(tiles * parts, sms, 1) * (depth + impl::kSplitPartCost) + impl::kTensorPartsSumCost;
+  if (parts <= 1 || (deep <= 1 && split_time >= whole_time)) return;
+  p->k_per_split = depth;
+  p->splits = parts;
+  p->part_rows = m;
+  p->parts_to_workspace = true;
+  p->parts_bytes = parts_bytes(p->splits, m, n);
+}
+
+// Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves, step 14
+// splits k where the units are few or k is deep.
 LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int clusters, int64_t* busiest) {
   LaunchPlan p;
   p.k_per_split = k;
@@ -51,6 +109,7 @@ LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k
   const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
   const int64_t slices = ceil_div(std::max<int64_t>(k, 1), e.k_slice);
   int64_t time = impl::whole_units_slices(units, slices, p.clusters);
+  if (e.info.split_k) plan_persistent_split(e, m, n, k, units, slices, &p, &time);
   if (e.stream_k) {
     p.stream_k = impl::plan_stream_k(units, slices, p.clusters, &time);
     if (p.stream_k.sharing > 0) {  // a slot per consumer warpgroup (64 rows of the tile) of every CTA
@@ -73,11 +132,13 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   // The estimates assume a whole GPU: a cluster per `cluster` SMs.
   if (e.persistent) return plan_persistent(e, m, n, k, full_gpu_clusters(e, sms), busiest);
   if (e.info.ladder_step == 8) return plan_step08(e, e.simt, m, n, k, sms, busiest);
-  LaunchPlan p;  // one block per tile
+  LaunchPlan p;  // one block per tile (and part of k)
   p.k_per_split = k;
+  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
+  if (e.info.split_k) plan_tile_split(e, m, n, k, tiles, sms, &p);
   if (busiest) {  // counted block by block: these kernels run at full speed with one block an SM
-    const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
-    *busiest = impl::busiest_sm_blocks(tiles, sms, 1) * k;
+    const int64_t depth = p.splits > 1 ? p.k_per_split + impl::kSplitPartCost : k;
+    *busiest = impl::busiest_sm_blocks(tiles * p.splits, sms, 1) * depth;
   }
   return p;
 }
@@ -151,7 +212,8 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
   // at most kMaxPartsBytes of them (fewer parts where more would not fit; one part is plain tiles).
   // With atomics allowed they add into C instead, unless C is unaligned and large enough that
   // the sum beats element-wise atomics.
-  if (e->info.split_k && p.splits > 1) {
+  if (e->info.split_k && p.splits > 1 && !e->persistent) {
+    p.part_rows = a.m;
     const size_t part_bytes = size_t(a.m * impl::flipped_ld(a.n)) * sizeof(float);
     const bool parts_pay = !shape.aligned && !in_16_byte_units(a.C, a.ldc) && a.m * a.n >= impl::kMinPartsOutput;
     if (!a.allow_atomics && size_t(p.splits) * part_bytes > impl::kMaxPartsBytes) {
@@ -169,7 +231,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
 impl::LaunchPlan lean_plan(impl::LaunchPlan p, const KernelEntry& e, const GemmArgs& a) {
   if (e.copies == Copies::kWherePays) p.copy_a = p.copy_b = false, p.operand_bytes = 0;
   if (p.splits > 1 || p.parts_to_workspace) {
-    p.splits = 1, p.k_per_split = a.k, p.parts_to_workspace = false, p.parts_bytes = 0;
+    p.splits = 1, p.k_per_split = a.k, p.part_rows = 0, p.parts_to_workspace = false, p.parts_bytes = 0;
   }
   if (p.stream_k.sharing > 0) {  // every unit whole
     const int64_t units = e.persistent ? impl::ClusterUnits(a.m, a.n, e.info.tile_m, e.info.tile_n, e.cluster).count()

@@ -81,6 +81,14 @@ std::vector<Precision> tensor_precisions(DType ab) {
   return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
 }
 
+// Steps 09 and 10 split k where the plan says (few tiles, or k deeper than
+// one accumulation chain should be), in parts of whole 64-deep slices.
+KernelEntry tensor_split(KernelEntry e) {
+  e.info.split_k = true;
+  e.k_slice = 64;
+  return e;
+}
+
 // Step 09 for one input type: A and B in 16-byte units when Aligned, else no alignment needs.
 template <bool Aligned>
 KernelEntry wmma(const char* name, DType ab, const char* summary) {
@@ -88,7 +96,7 @@ KernelEntry wmma(const char* name, DType ab, const char* summary) {
   const int align = Aligned ? int(16 / size_of(ab)) : 1;
   KernelInfo info{name, 9, summary, tensor_precisions(ab), kSm80, align, 1, Aligned ? kAbAligned16 : kAnyShape,
                   Cfg::kBM, Cfg::kBN};
-  return {info, impl::launch_wmma<Aligned>, 1};
+  return tensor_split(KernelEntry{info, impl::launch_wmma<Aligned>, 1});
 }
 
 // One configuration of step 10 for one input type: A and B in 16-byte units.
@@ -99,7 +107,7 @@ KernelEntry mma(const char* name, const char* summary, double speed = 1.0) {
   KernelInfo info{name, 10, summary, tensor_precisions(AB), kSm80, align, 1, kAbAligned16, Cfg::kBM, Cfg::kBN};
   KernelEntry e{info, impl::launch_mma<Cfg, AB>, Cfg::kMinBlocks};
   e.speed = speed;
-  return e;
+  return tensor_split(e);
 }
 
 // One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
@@ -113,6 +121,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   info.max_compute_capability = kSm90;
   KernelEntry e{info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, impl::kSliceK};
   if (ab == DType::kF32) e.copies = Copies::kKMajor;
+  e.info.split_k = step == 14;  // where the plan says (plan.cpp, plan_persistent_split)
   e.resident = Resident;
   return e;
 }

@@ -16,13 +16,15 @@ void fill_random(std::vector<float>& v, uint64_t seed) {
   }
 }
 
-double reference_element(const SgemmArgs& h, int64_t i, int64_t j) {
-  double acc = 0.0;
+double reference_element(const SgemmArgs& h, int64_t i, int64_t j, double* terms2) {
+  double acc = 0.0, squares = 0.0;
   for (int64_t q = 0; q < h.k; ++q) {
     const double a = h.opA == Op::N ? h.A[i * h.lda + q] : h.A[q * h.lda + i];
     const double b = h.opB == Op::N ? h.B[q * h.ldb + j] : h.B[j * h.ldb + q];
     acc += a * b;
+    squares += (a * b) * (a * b);
   }
+  if (terms2) *terms2 = double(h.alpha) * double(h.alpha) * squares;
   double out = double(h.alpha) * acc;
   if (h.beta != 0.0f) out += double(h.beta) * h.C[i * h.ldc + j];
   return out;

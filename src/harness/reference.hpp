@@ -15,7 +15,9 @@ void fill_random(std::vector<float>& v, uint64_t seed);
 
 // Element (i, j) of alpha * op(A) op(B) + beta * C computed in double from
 // host arrays (args' pointers are host pointers; C is the input C, unread when beta == 0).
-double reference_element(const SgemmArgs& host, int64_t i, int64_t j);
+// *terms2: the sum of the squares of alpha's k products (the size a sum of
+// rounding errors scales with, whatever the products cancel to).
+double reference_element(const SgemmArgs& host, int64_t i, int64_t j, double* terms2 = nullptr);
 
 // All m x n elements, row-major with leading dimension n.
 std::vector<double> reference_gemm(const SgemmArgs& host);

@@ -93,11 +93,11 @@ cudaError_t resident_stream_k(int* clusters);
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,
                          DType c_type = DType::kF32);
-// C = (sum of `count` m x n parts, part z at parts + z * part_stride with
-// leading dimension ldp) + beta * C, FP32, summed in part order (beta == 0
-// does not read C). Step 08's split-k with an unaligned C ends with it.
-cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, float* C,
-                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream);
+// C = (sum of `count` m x n FP32 parts, part z at parts + z * part_stride
+// with leading dimension ldp) + beta * C, summed in part order and rounded
+// once to c_type (beta == 0 does not read C). Split-k's parts end with it.
+cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,
+                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type = DType::kF32);
 
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
 // dimension ld) transposed, each value rounded to the nearest tf32 if

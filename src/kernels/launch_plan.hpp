@@ -70,6 +70,7 @@ struct LaunchPlan {
   int clusters = 0;           // persistent kernels: the clusters (single blocks: blocks) that walk the tiles
   int64_t splits = 1;         // split-k: k cut into this many parts ...
   int64_t k_per_split = 0;    // ... of this depth (whole k-slices); k itself without split-k
+  int64_t part_rows = 0;      // split-k: rows of each part in the workspace (m, or m in whole tiles)
   bool parts_to_workspace = false;  // split-k parts stored to the workspace, then summed into C; else atomics
   StreamKPlan stream_k;       // stream-K: the units shared by k-slices (sharing == 0: whole units only)
   int stream_k_slots = 0;     // stream-K partial-sum slots ...

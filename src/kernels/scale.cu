@@ -1,7 +1,7 @@
 // Passes over C alone. C = beta * C: what a GEMM reduces to when k == 0 or
-// alpha == 0 (BLAS semantics), and split-k's first step. C = sum of parts +
-// beta * C: split-k's last step where its parts go to a workspace. beta == 0
-// does not read C, so NaN in C goes.
+// alpha == 0 (BLAS semantics), and atomic split-k's first step. C = sum of
+// FP32 parts + beta * C, rounded once to C's type: split-k's last step.
+// beta == 0 does not read C, so NaN in C goes.
 #include "device/common.cuh"
 #include "device/types.cuh"
 #include "kernels/kernels.hpp"
@@ -47,16 +47,17 @@ __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc
   }
 }
 
+template <class T>
 __global__ void sum_parts_kernel(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta,
-                                 float* C, int64_t m, int64_t n, int64_t ldc) {
+                                 T* C, int64_t m, int64_t n, int64_t ldc) {
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
     const float* part = parts + i * ldp + j;
     float sum = 0.0f;
     for (int64_t z = 0; z < count; ++z) sum += part[z * part_stride];
-    float* c = C + i * ldc + j;
-    *c = beta == 0.0f ? sum : sum + beta * *c;
+    T* c = C + i * ldc + j;
+    *c = device::from_float<T>(beta == 0.0f ? sum : sum + beta * device::to_float(*c));
   }
 }
 
@@ -70,11 +71,14 @@ dim3 row_grid(int64_t m, int64_t n, int columns) {
 
 }  // namespace
 
-cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, float* C,
-                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream) {
+cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,
+                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {
   if (m == 0 || n == 0) return cudaSuccess;
-  return device::launch(sum_parts_kernel, row_grid(m, n, 1), kThreads, 0, stream, parts, count, part_stride, ldp, beta,
-                        C, m, n, ldc);
+  return device::with_type(c_type, [&](auto t) {
+    using T = decltype(t);
+    return device::launch(sum_parts_kernel<T>, row_grid(m, n, 1), kThreads, 0, stream, parts, count, part_stride, ldp,
+                          beta, static_cast<T*>(C), m, n, ldc);
+  });
 }
 
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/context.hpp"
+#include "kernels/kernels.hpp"
 
 namespace tessel::impl {
 namespace {
@@ -79,6 +80,21 @@ cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWo
   sk->flags = static_cast<int*>(flags);
   sk->partials = static_cast<float*>(partials);
   return cudaSuccess;
+}
+
+cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out) {
+  *out = call;
+  if (plan.splits <= 1) return cudaSuccess;
+  void* parts = nullptr;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kSplitParts, &parts); err != cudaSuccess) return err;
+  out->C = parts, out->precision.c = DType::kF32, out->ldc = flipped_ld(call.n), out->beta = 0.0f;
+  return cudaSuccess;
+}
+
+cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream) {
+  if (plan.splits <= 1) return cudaSuccess;
+  return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows * out.ldc, out.ldc, call.beta,
+                          call.C, call.m, call.n, call.ldc, stream, call.precision.c);
 }
 
 cudaError_t release_own_workspaces() {

@@ -29,6 +29,13 @@ cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, Workspac
 // caller's workspace the flags are zeroed first.
 cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk);
 
+// Split-k on the tensor-core kernels: *out is the call a kernel runs for
+// the plan's parts (C: the parts in the workspace, FP32, plan.part_rows rows
+// each, beta = 0; alpha stays in the parts), or the call itself without
+// parts; sum_split_parts then adds the parts in order into the call's C.
+cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out);
+cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream);
+
 // Frees every own buffer, each device synchronised first.
 cudaError_t release_own_workspaces();
 

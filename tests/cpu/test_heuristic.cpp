@@ -303,3 +303,70 @@ TEST(Heuristic, StreamKSharesOnlyWhenItPays) {
 }
 
 }  // namespace
+
+namespace {
+
+tessel::GemmArgs call(tessel::DType ab, tessel::DType c, int64_t m, int64_t n, int64_t k) {
+  tessel::GemmArgs a;
+  a.precision = {ab, c, ab == tessel::DType::kF32 ? tessel::Compute::kTF32 : tessel::Compute::kF32};
+  a.m = m, a.n = n, a.k = k, a.lda = k, a.ldb = k, a.ldc = n, a.opB = tessel::Op::T;
+  return a;
+}
+
+TEST(Heuristic, PersistentSplitKBoundsEveryAccumulationChain) {
+  using namespace tessel;
+  for (const char* name : {"wgmma_cluster_tf32_64x128", "wgmma_cluster_bf16_128x256", "wgmma_cluster_f16_64x128"}) {
+    const KernelEntry* e = find_entry(name);
+    ASSERT_NE(e, nullptr) << name;
+    const DType ab = e->info.precisions[0].ab;
+    for (int64_t k : {int64_t(40000), int64_t(378303), int64_t(1048259)}) {
+      for (int64_t mn : {int64_t(3), int64_t(64), int64_t(1000)}) {
+        const GemmArgs a = call(ab, DType::kF32, mn, mn, k);
+        const impl::LaunchPlan p = make_plan(*e, a, 132);
+        SCOPED_TRACE(std::string(name) + " " + std::to_string(mn) + " k " + std::to_string(k));
+        ASSERT_GT(p.splits, 1);
+        // Chains within the bound, or (1000^2 outputs: 4 MiB parts) as many parts as the workspace bound holds.
+        const bool full = (p.parts_bytes / size_t(p.splits)) * size_t(p.splits + 1) > impl::kMaxPartsBytes;
+        EXPECT_TRUE(p.k_per_split <= impl::kMaxChainDepth || (mn == 1000 && full)) << p.k_per_split;
+        EXPECT_EQ(p.k_per_split % e->k_slice, 0);
+        EXPECT_LT((p.splits - 1) * p.k_per_split, k);  // no empty part
+        EXPECT_TRUE(p.parts_to_workspace);
+        EXPECT_EQ(p.part_rows % (e->info.tile_m * e->cluster), 0);
+        EXPECT_GE(p.part_rows, mn);
+        EXPECT_EQ(p.parts_bytes, size_t(p.splits * p.part_rows * impl::flipped_ld(mn)) * sizeof(float));
+        EXPECT_LE(p.parts_bytes, impl::kMaxPartsBytes);
+        EXPECT_GE(p.workspace_bytes(), p.parts_bytes);
+      }
+    }
+  }
+}
+
+TEST(Heuristic, PersistentSplitKOnlyWhereUnitsAreFewOrKIsDeep) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("wgmma_cluster_bf16_128x256");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(make_plan(*e, call(DType::kBF16, DType::kBF16, 4096, 4096, 4096), 132).splits, 1);
+  EXPECT_EQ(make_plan(*e, call(DType::kBF16, DType::kBF16, 8192, 8192, 8192), 132).splits, 1);
+  EXPECT_EQ(make_plan(*e, call(DType::kBF16, DType::kBF16, 256, 256, 128), 132).splits, 1);  // too shallow to cut
+  EXPECT_GT(make_plan(*e, call(DType::kBF16, DType::kBF16, 256, 256, 8192), 132).splits, 1);  // 2 units
+  // Parts that would not fit the workspace's bound: k stays whole.
+  EXPECT_EQ(make_plan(*e, call(DType::kBF16, DType::kBF16, 8192, 8192, 65536), 132).splits, 1);
+  // The lean plan (no room on the GPU) takes no parts.
+  const GemmArgs deep = call(DType::kBF16, DType::kBF16, 64, 64, 65536);
+  const impl::LaunchPlan lean = lean_plan(make_plan(*e, deep, 132), *e, deep);
+  EXPECT_EQ(lean.splits, 1);
+  EXPECT_EQ(lean.workspace_bytes(), 0u);
+}
+
+TEST(Heuristic, SmallOutputsWithDeepKSplitOnTensorCores) {
+  for (int64_t k : {16384, 65536, 1048576}) {
+    const std::string name = pick_persistent(64, 64, k);
+    const tessel::KernelEntry* e = tessel::find_entry(name);
+    ASSERT_NE(e, nullptr);
+    tessel::GemmArgs a = call(tessel::DType::kBF16, tessel::DType::kBF16, 64, 64, k);
+    const tessel::impl::LaunchPlan p = tessel::make_plan(*e, a, 132);
+    EXPECT_TRUE(p.splits > 1 || p.stream_k.sharing > 0) << name << " k " << k;
+  }
+}
+
+}  // namespace

@@ -49,6 +49,15 @@ TEST(Reference, KZeroIsBetaTimesC) {
   EXPECT_EQ(reference_gemm(h), (std::vector<double>{-1.5, 3, -4.5, 6}));
 }
 
+TEST(Reference, TermSquaresDoNotCancel) {
+  // (1, 2) . (3, -1.5) = 0, while its terms are 3 and -3: the rounding-error scale stays 2 * 3^2 (times alpha^2).
+  const std::vector<float> A = {1, 2}, B = {3, -1.5f};
+  SgemmArgs h{Op::N, Op::N, 1, 1, 2, 2.0f, A.data(), 2, B.data(), 1, 0.0f, nullptr, 1};
+  double terms2 = -1.0;
+  EXPECT_EQ(tessel::harness::reference_element(h, 0, 0, &terms2), 0.0);
+  EXPECT_EQ(terms2, 4.0 * 18.0);
+}
+
 TEST(Reference, LayoutLeadingDimensions) {
   using tessel::harness::make_layout;
   // op(A) 5 x 7 stored transposed (7 x 5), op(B) 7 x 3 stored as is.

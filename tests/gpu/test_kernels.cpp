@@ -240,6 +240,42 @@ INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
                          ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
+// Step 14's split-k: shapes whose plans cut k (a few units over deep k; k
+// deeper than one accumulation chain may be), the parts summed into every C
+// type, every op pair, both settings. These are also the shapes where one
+// unsplit chain of truncating tensor-core additions fails the tolerance.
+class SplitKTest : public GpuTestWithParam<std::string> {};
+
+TEST_P(SplitKTest, PartsAddUp) {
+  const std::string kernel = kernel_of(GetParam());
+  SKIP_IF_NOT_FOR_THIS_GPU(kernel);
+  const tessel::KernelEntry* e = tessel::find_entry(kernel);  // null: auto-dispatch
+  const int sms = tessel::harness::query_gpu().sm_count;
+  const tessel::Precision precision = precision_of(GetParam());
+  Cublas cublas;
+  uint64_t seed = 70;
+  for (const Shape& shape : {Shape{3, 5, 400'000}, Shape{64, 64, 65'536}, Shape{200, 300, 20'000},
+                             Shape{129, 1000, 3'001}}) {
+    tessel::GemmArgs a;
+    a.precision = precision, a.m = shape.m, a.n = shape.n, a.k = shape.k;
+    if (e) EXPECT_GT(tessel::make_plan(*e, a, sms).splits, 1) << to_string(shape) << " is not split";
+    for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+      for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}}) {
+        const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align, precision};
+        const VerifyResult r = verify_case(cublas, c);
+        EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
+                              << ": " << r.reason;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, SplitKTest,
+                         ::testing::Values("wgmma_cluster_tf32_64x128@tf32", "wgmma_cluster_bf16_128x256@bf16:f32",
+                                           "wgmma_cluster_f16_128x128@f16", "wgmma_cluster_bf16_128x192@bf16",
+                                           "auto@tf32", "auto@bf16:f32"),
+                         [](const auto& info) { return safe(info.param); });
+
 // Step 08's stream-K kernels share k-slices where their plans say that pays,
 // which the general shapes above are too small for: shapes where they do (a
 // few tiles over deep k, each cut across many blocks; a whole wave for the

@@ -32,6 +32,10 @@
 //    stages (the peer may still arrive on them until then).
 //  - Tile shapes besides 128 x 256 (configs.hpp), down to 64 x 128 with
 //    a single consumer warpgroup for small sizes.
+//  - Split-k where the plan asks for it (few units, or k deeper than one
+//    accumulation chain should be): the work items are (unit, part of k),
+//    each part's FP32 results go to its own rows of the workspace, and a
+//    second kernel sums the parts in order into C (the same bits every run).
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
 // C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
@@ -43,45 +47,67 @@
 #include "kernels/hopper/configs.hpp"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
 
 namespace tessel::impl {
 namespace {
 
 namespace sm90 = device::sm90;
 
+// The parts k is cut into: `count` parts of `slices` k-slices (the last
+// shorter); part z's results go z * rows rows down the output (p.C: the
+// workspace when count > 1). m: the call's own m.
+struct KParts {
+  int count, slices, rows;
+  int64_t m;
+};
+
 template <class Cfg, class T, bool TA, bool TB>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store) {
+                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store, KParts parts) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
   init_ring(smem, Cfg::kConsumers);
 
-  // The cluster walks cluster tiles (ClusterTiles); this CTA takes tile `rank` of each.
+  // The cluster walks work items: cluster tiles (ClusterTiles) part by part;
+  // this CTA takes tile `rank` of each.
   const int rank = int(sm90::cluster_rank());
-  const ClusterTiles<Cfg> tiles(p.m, p.n);
-  const int cluster_tiles = int(tiles.count());
+  const ClusterTiles<Cfg> tiles(parts.m, p.n);
+  const int cluster_tiles = int(tiles.count()), items = cluster_tiles * parts.count;
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
+  // Item w: its tile's corner, its k-slices [k0, k1); returns its part.
+  auto item = [&](int w, int& m0, int& n0, int& k0, int& k1) {
+    const int part = w / cluster_tiles;
+    tiles.origin(w - part * cluster_tiles, rank, m0, n0);
+    k0 = part * parts.slices, k1 = min(slices, k0 + parts.slices);
+    return part;
+  };
   const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
   sm90::Ring<S> ring;
   if (warpgroup == 0) {
     sm90::release_registers<Cfg::kProducerRegs>();
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
-      for (int tile = first; tile < cluster_tiles; tile += stride) {
-        int m0, n0;
-        tiles.origin(tile, rank, m0, n0);
-        produce_tile(smem, &map_a, &map_b, ring, m0, n0, 0, slices, rank);
+      for (int w = first; w < items; w += stride) {
+        int m0, n0, k0, k1;
+        item(w, m0, n0, k0, k1);
+        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank);
       }
       producer_tail(smem, ring);
     }
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
-    consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, slices, first, cluster_tiles,
-                                   stride, [&](int tile, int& m0, int& n0) { tiles.origin(tile, rank, m0, n0); });
+    consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
+                                   [&](int w, int& m0, int& n0) {
+                                     int k0, k1;
+                                     const int part = item(w, m0, n0, k0, k1);
+                                     m0 += part * parts.rows;
+                                     return k1 - k0;
+                                   });
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
@@ -92,17 +118,30 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
   const int64_t cluster_tiles = ClusterTiles<Cfg>(a.m, a.n).count();
-  if (cluster_tiles * kPair > INT32_MAX) return cudaErrorInvalidValue;
+  KParts parts{1, int(device::ceil_div(a.k, Ops::kSliceK)), 0, a.m};
+  GemmArgs out;  // where the kernel's results go: C, or the split-k parts stacked by rows
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  if (plan.splits > 1) {
+    parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
+    out.m = plan.splits * plan.part_rows;
+  }
+  const int64_t items = cluster_tiles * parts.count;
+  if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
   auto kernel = cluster_kernel<Cfg, T, TA, TB>;
   int clusters = 0;
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
   if (clusters < 1) return cudaErrorInvalidConfiguration;
-  const unsigned grid = unsigned(std::min<int64_t>(cluster_tiles, plan.clusters) * kPair);
+  const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-  if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
-  return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T>(a), tma_store);
+  if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+  if (cudaError_t err =
+          launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T>(out), tma_store, parts);
+      err != cudaSuccess) {
+    return err;
+  }
+  return sum_split_parts(a, plan, out, stream);
 }
 
 }  // namespace

@@ -307,20 +307,19 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
   }
 }
 
-// One consumer warpgroup (thread t of 128) of the CTA's tiles first,
-// first + stride, ... below end (origin(tile, m0, n0): the tile's corner),
-// each multiplied over all `slices` k-slices and stored. With 16-bit C,
+// One consumer warpgroup (thread t of 128) of the CTA's work items first,
+// first + stride, ... below end (item(w, m0, n0): the corner its results go
+// to; it returns the item's k-slices), each multiplied and stored. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
 // they leave after each tile (with one tile there is nothing to overlap, and
 // holding single tiles ran slower: docs/ladder.md, step 14). The loop is compiled for each case
 // (holding: true_type or false_type), so that neither carries the other's
 // registers.
-template <class T, int N, class Ops, int S, class Origin>
+template <class T, int N, class Ops, int S, class Item>
 __device__ __forceinline__ void consume_tiles(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
                                               const Sm90Smem<Ops, S>& smem, device::sm90::Ring<S>& ring,
-                                              int consumer, int t, int slices, int first, int end, int stride,
-                                              Origin&& origin) {
+                                              int consumer, int t, int first, int end, int stride, Item&& item) {
   using Held = HeldTile<T, N>;
   const int row0 = consumer * 64;
   float acc[N];
@@ -328,9 +327,9 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T>& p, cons
   Held held;
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
-    for (int tile = first; tile < end; tile += stride) {
+    for (int w = first; w < end; w += stride) {
       int m0, n0;
-      origin(tile, m0, n0);
+      const int slices = item(w, m0, n0);
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk);
       if constexpr (holding) {
         held.hold(p.alpha, acc, m0 + row0, n0);
