@@ -83,10 +83,15 @@ struct Shared {
     if (Clock::now() >= end) return false;
     return options.max_cases <= 0 || started.fetch_add(1) < options.max_cases;
   }
-  void record(bool passed, bool refused, const std::string& line, int64_t FuzzReport::*phase = nullptr) {
+  void record(bool passed, bool refused, const std::string& line, int64_t FuzzReport::*phase = nullptr,
+              bool cublas_off = false) {
     std::lock_guard<std::mutex> lock(mutex);
     ++report.cases;
     if (phase) ++(report.*phase);
+    if (passed && cublas_off) {
+      ++report.cublas_off;
+      if (report.cublas_off_cases.size() < 50) report.cublas_off_cases.push_back(line);
+    }
     if (passed) ++report.passed;
     else if (refused) ++report.refused;
     else {
@@ -153,7 +158,8 @@ class Worker {
     const VerifyResult r = verify_case(cublas_, c);
     const bool refused = !r.passed && c.kernel != kAuto && r.status.code() == StatusCode::kNotSupported &&
                          r.clobbered == 0;
-    s_.record(r.passed, refused, (c.pending_error ? "after a pending error: " : "") + reproducer(c, r.reason), phase);
+    s_.record(r.passed, refused, (c.pending_error ? "after a pending error: " : "") + reproducer(c, r.reason), phase,
+              r.cublas_off);
   }
 
   void plain_case() { check(random_case(false)); }

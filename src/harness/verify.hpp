@@ -39,6 +39,8 @@ struct VerifyResult {
   int64_t nonfinite = 0;     // NaN/Inf in D where the reference is finite
   int64_t clobbered = 0;     // elements outside C's m x n (padding, guards) that changed, or any of A or B;
                              // for a call that returned an error, any element of C
+  bool cublas_off = false;   // cuBLAS disagreed with fp64 where tessel did not (then every element is
+                             // checked against fp64, where that is at most kRecheckFp64Macs)
   bool passed = false;
   std::string reason;        // why it failed; empty when passed
 };
@@ -49,6 +51,7 @@ double tolerance(const Precision& precision, int64_t k);
 // Cases with at most this many multiply-adds are checked against fp64 on every element.
 inline constexpr int64_t kFullFp64Macs = int64_t(1) << 24;
 inline constexpr int kFp64Samples = 512;
+inline constexpr int64_t kRecheckFp64Macs = int64_t(1) << 30;
 
 // Runs the case and checks it; a call tessel refuses must leave A, B and C as
 // they were (reason set, passed false: the caller decides whether a refusal is

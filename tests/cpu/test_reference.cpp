@@ -85,6 +85,9 @@ TEST(Reference, RandomFillIsDeterministicAndSpread) {
   tessel::harness::fill_random(c, 8);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
+  // Neighbouring seeds are unrelated sequences, not shifts of one another.
+  EXPECT_NE(std::vector<float>(a.begin() + 1, a.begin() + 1001), std::vector<float>(c.begin(), c.begin() + 1000));
+  EXPECT_NE(std::vector<float>(c.begin() + 1, c.begin() + 1001), std::vector<float>(a.begin(), a.begin() + 1000));
   double sum = 0, lo = 1, hi = -1;
   int zeros = 0;
   for (float x : a) {
