@@ -140,21 +140,30 @@ NB_MODULE(_tessel, m) {
   m.def(
       "gemm",
       [](const Array& a, const Array& b, const Array& out, float alpha, float beta, const std::string& precision,
-         const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace) {
+         const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace,
+         std::optional<nb::callable> allocate) {
         tessel::GemmArgs g = make_args(a, b, out, alpha, beta, precision);
         same_device(a, b, "a and b"), same_device(a, out, "a and out");
         OnDevice on(a);
+        const bool named = !kernel.empty() && kernel != "auto";
+        if (!workspace && allocate) {  // the scratch memory the call needs, from the caller's allocator
+          size_t bytes = 0;
+          check(named ? tessel::workspace_size(kernel, g, &bytes) : tessel::workspace_size(g, &bytes));
+          if (bytes > 0) workspace = nb::cast<nb::ndarray<>>((*allocate)(bytes));
+        }
         if (workspace) {
           same_device(a, *workspace, "a and workspace");
           g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
         }
         const auto s = reinterpret_cast<cudaStream_t>(stream);
         nb::gil_scoped_release unlocked;
-        check(kernel.empty() || kernel == "auto" ? tessel::gemm(g, s) : tessel::run_kernel(kernel, g, s));
+        check(named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s));
       },
       nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("alpha"), nb::arg("beta"), nb::arg("precision"),
-      nb::arg("kernel"), nb::arg("stream"), nb::arg("workspace").none(),
-      "out = alpha * a @ b + beta * out, in place, enqueued on `stream`");
+      nb::arg("kernel"), nb::arg("stream"), nb::arg("workspace").none() = nb::none(),
+      nb::arg("allocate").none() = nb::none(),
+      "out = alpha * a @ b + beta * out, in place, enqueued on `stream`; scratch memory from `workspace`, "
+      "or from allocate(bytes) (an array of at least that many bytes on a's device) when the call needs any");
 
   m.def(
       "workspace_size",

@@ -90,22 +90,18 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
             raise ValueError("beta != 0 reads out: pass out=")
         out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
     p = _precision(a, out, precision)
-    name = kernel or "auto"
-    workspace = None  # other frameworks: tessel's own buffers (not graph-capturable)
-    if _framework(a) != "other":
-        bytes_needed = _tessel.workspace_size(a, b, out, p, name)
-        if bytes_needed:
-            workspace = _empty(a, (bytes_needed,), _byte_dtype(a))
-    _tessel.gemm(a, b, out, float(alpha), float(beta), p, name, _stream(a, stream), workspace)
-    return out
-
-
-def _byte_dtype(like):
-    if _framework(like) == "torch":
+    # Scratch memory, where the call needs any, from the framework's allocator (other
+    # frameworks: tessel's own buffers, which a CUDA graph cannot capture).
+    framework = _framework(a)
+    allocate = None
+    if framework == "torch":
         import torch
 
-        return torch.uint8
-    return "uint8"
+        allocate = lambda nbytes: torch.empty(nbytes, dtype=torch.uint8, device=a.device)  # noqa: E731
+    elif framework == "cupy":
+        allocate = lambda nbytes: _empty(a, (nbytes,), "uint8")  # noqa: E731
+    _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
+    return out
 
 
 def linear(x, w, bias=None, *, precision: str | None = None, kernel: str | None = None, stream=None):
