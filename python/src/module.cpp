@@ -1,7 +1,9 @@
 // tessel's Python extension: the C++ API on any array that speaks DLPack
-// (torch, CuPy, JAX, NumPy for the checks). The op and leading dimension of
-// each operand come from its strides, so a transposed view costs no copy.
-// Everything else (allocating `out`, streams, torch ops) is Python.
+// (CuPy, JAX, NumPy for the checks), and on torch tensors described by
+// pointer, sizes and strides (a DLPack capsule per array costs microseconds
+// a call). The op and leading dimension of each operand come from its
+// strides, so a transposed view costs no copy. Everything else (allocating
+// `out`, streams, torch ops) is Python.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -33,6 +35,16 @@ struct Stored {
   tessel::DType dtype = tessel::DType::kF32;
 };
 
+// A 2-D operand as the extension reads it: from a DLPack array, or from the
+// pointer, sizes, strides (elements) and dtype name a torch tensor hands over
+// directly (no DLPack capsule per call).
+struct Matrix {
+  const void* data = nullptr;
+  int64_t rows = 0, cols = 0, s0 = 0, s1 = 0;
+  tessel::DType dtype = tessel::DType::kF32;
+};
+using Described = std::tuple<uintptr_t, int64_t, int64_t, int64_t, int64_t, std::string>;
+
 tessel::DType dtype_of(const Array& x, const char* name) {
   const nb::dlpack::dtype t = x.dtype();
   if (t == nb::dtype<float>()) return tessel::DType::kF32;
@@ -41,14 +53,27 @@ tessel::DType dtype_of(const Array& x, const char* name) {
   throw nb::type_error((std::string(name) + ": tessel takes float32, float16 and bfloat16 arrays").c_str());
 }
 
+Matrix matrix(const Array& x, const char* name) {
+  return {x.data(), int64_t(x.shape(0)), int64_t(x.shape(1)), int64_t(x.stride(0)), int64_t(x.stride(1)),
+          dtype_of(x, name)};
+}
+
+Matrix matrix(const Described& d, const char* name) {
+  const auto& [data, rows, cols, s0, s1, dtype] = d;
+  if (rows < 0 || cols < 0) throw nb::value_error((std::string(name) + ": negative size").c_str());
+  for (tessel::DType t : {tessel::DType::kF32, tessel::DType::kF16, tessel::DType::kBF16}) {
+    if (dtype == tessel::to_string(t)) return {reinterpret_cast<const void*>(data), rows, cols, s0, s1, t};
+  }
+  throw nb::type_error((std::string(name) + ": tessel takes float32, float16 and bfloat16 arrays").c_str());
+}
+
 // Row-major (unit stride along columns) is op N; column-major is the
 // row-major transpose, op T. A dimension of size 1 takes any stride.
-Stored stored(const Array& x, const char* name) {
-  const int64_t rows = int64_t(x.shape(0)), cols = int64_t(x.shape(1));
-  const int64_t s0 = int64_t(x.stride(0)), s1 = int64_t(x.stride(1));
+Stored stored(const Matrix& x, const char* name) {
+  const int64_t rows = x.rows, cols = x.cols, s0 = x.s0, s1 = x.s1;
   Stored s;
-  s.data = x.data();
-  s.dtype = dtype_of(x, name);
+  s.data = x.data;
+  s.dtype = x.dtype;
   const bool row_major = (cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= std::max<int64_t>(cols, 1));
   const bool col_major = (rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= std::max<int64_t>(rows, 1));
   if (row_major) {
@@ -71,16 +96,16 @@ void check(const tessel::Status& s) {
 
 // The call out = alpha * a @ b + beta * out as tessel's row-major GemmArgs.
 // A column-major out is the transpose of a row-major one: out^T = b^T a^T.
-tessel::GemmArgs make_args(const Array& a, const Array& b, const Array& out, float alpha, float beta,
+tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, float alpha, float beta,
                            const std::string& precision) {
-  const int64_t m = int64_t(a.shape(0)), k = int64_t(a.shape(1)), n = int64_t(b.shape(1));
-  if (int64_t(b.shape(0)) != k) {
+  const int64_t m = a.rows, k = a.cols, n = b.cols;
+  if (b.rows != k) {
     throw nb::value_error(("a is " + std::to_string(m) + " x " + std::to_string(k) + " but b is " +
-                           std::to_string(b.shape(0)) + " x " + std::to_string(n) + ": the inner sizes differ")
+                           std::to_string(b.rows) + " x " + std::to_string(n) + ": the inner sizes differ")
                               .c_str());
   }
-  if (int64_t(out.shape(0)) != m || int64_t(out.shape(1)) != n) {
-    throw nb::value_error(("out is " + std::to_string(out.shape(0)) + " x " + std::to_string(out.shape(1)) +
+  if (out.rows != m || out.cols != n) {
+    throw nb::value_error(("out is " + std::to_string(out.rows) + " x " + std::to_string(out.cols) +
                            " but a @ b is " + std::to_string(m) + " x " + std::to_string(n))
                               .c_str());
   }
@@ -112,18 +137,41 @@ tessel::GemmArgs make_args(const Array& a, const Array& b, const Array& out, flo
 // Runs on the arrays' GPU (the current device while the call is made).
 class OnDevice {
  public:
-  explicit OnDevice(const Array& x) {
-    if (x.device_type() != nb::device::cuda::value) {
-      throw nb::value_error("the arrays must be on a CUDA GPU (this one is in host memory)");
-    }
+  explicit OnDevice(const Array& x) : OnDevice(x.device_type() == nb::device::cuda::value ? int(x.device_id()) : -1) {}
+  explicit OnDevice(int device) {
+    if (device < 0) throw nb::value_error("the arrays must be on a CUDA GPU (this one is in host memory)");
     cudaGetDevice(&previous_);
-    if (x.device_id() != previous_) cudaSetDevice(x.device_id());
+    if (device != previous_) cudaSetDevice(device), restore_ = true;
   }
-  ~OnDevice() { cudaSetDevice(previous_); }
+  ~OnDevice() {
+    if (restore_) cudaSetDevice(previous_);
+  }
 
  private:
   int previous_ = 0;
+  bool restore_ = false;
 };
+
+// The call, with scratch memory from `workspace` or, where the call needs
+// some, from allocate(bytes); GIL released while tessel plans and enqueues.
+void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace,
+         const std::optional<nb::callable>& allocate, int device) {
+  const bool named = !kernel.empty() && kernel != "auto";
+  if (!workspace && allocate) {
+    size_t bytes = 0;
+    check(named ? tessel::workspace_size(kernel, g, &bytes) : tessel::workspace_size(g, &bytes));
+    if (bytes > 0) workspace = nb::cast<nb::ndarray<>>((*allocate)(bytes));
+  }
+  if (workspace) {
+    if (workspace->device_type() != nb::device::cuda::value || int(workspace->device_id()) != device) {
+      throw nb::value_error("the workspace must be on the arrays' GPU");
+    }
+    g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
+  }
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  nb::gil_scoped_release unlocked;
+  check(named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s));
+}
 
 template <class X, class Y>
 void same_device(const X& x, const Y& y, const char* what) {
@@ -142,22 +190,10 @@ NB_MODULE(_tessel, m) {
       [](const Array& a, const Array& b, const Array& out, float alpha, float beta, const std::string& precision,
          const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace,
          std::optional<nb::callable> allocate) {
-        tessel::GemmArgs g = make_args(a, b, out, alpha, beta, precision);
+        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), alpha, beta, precision);
         same_device(a, b, "a and b"), same_device(a, out, "a and out");
         OnDevice on(a);
-        const bool named = !kernel.empty() && kernel != "auto";
-        if (!workspace && allocate) {  // the scratch memory the call needs, from the caller's allocator
-          size_t bytes = 0;
-          check(named ? tessel::workspace_size(kernel, g, &bytes) : tessel::workspace_size(g, &bytes));
-          if (bytes > 0) workspace = nb::cast<nb::ndarray<>>((*allocate)(bytes));
-        }
-        if (workspace) {
-          same_device(a, *workspace, "a and workspace");
-          g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
-        }
-        const auto s = reinterpret_cast<cudaStream_t>(stream);
-        nb::gil_scoped_release unlocked;
-        check(named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s));
+        run(g, kernel, stream, std::move(workspace), allocate, int(a.device_id()));
       },
       nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("alpha"), nb::arg("beta"), nb::arg("precision"),
       nb::arg("kernel"), nb::arg("stream"), nb::arg("workspace").none() = nb::none(),
@@ -166,9 +202,23 @@ NB_MODULE(_tessel, m) {
       "or from allocate(bytes) (an array of at least that many bytes on a's device) when the call needs any");
 
   m.def(
+      "gemm_described",
+      [](const Described& a, const Described& b, const Described& out, int device, float alpha, float beta,
+         const std::string& precision, const std::string& kernel, uintptr_t stream,
+         std::optional<nb::callable> allocate) {
+        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), alpha, beta, precision);
+        OnDevice on(device);
+        run(g, kernel, stream, std::nullopt, allocate, device);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("device"), nb::arg("alpha"), nb::arg("beta"),
+      nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
+      "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
+      "device `device` (the caller checks that): torch's path, without a DLPack capsule per array");
+
+  m.def(
       "workspace_size",
       [](const Array& a, const Array& b, const Array& out, const std::string& precision, const std::string& kernel) {
-        const tessel::GemmArgs g = make_args(a, b, out, 1.0f, 0.0f, precision);
+        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), 1.0f, 0.0f, precision);
         OnDevice on(a);
         size_t bytes = 0;
         check(kernel.empty() || kernel == "auto" ? tessel::workspace_size(g, &bytes)
@@ -180,7 +230,7 @@ NB_MODULE(_tessel, m) {
   m.def(
       "select_kernel",
       [](const Array& a, const Array& b, const Array& out, const std::string& precision) {
-        const tessel::GemmArgs g = make_args(a, b, out, 1.0f, 0.0f, precision);
+        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), 1.0f, 0.0f, precision);
         OnDevice on(a);
         std::string name;
         check(tessel::select_kernel(g, &name));

@@ -93,15 +93,29 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     # Scratch memory, where the call needs any, from the framework's allocator (other
     # frameworks: tessel's own buffers, which a CUDA graph cannot capture).
     framework = _framework(a)
-    allocate = None
     if framework == "torch":
         import torch
 
-        allocate = lambda nbytes: torch.empty(nbytes, dtype=torch.uint8, device=a.device)  # noqa: E731
-    elif framework == "cupy":
-        allocate = lambda nbytes: _empty(a, (nbytes,), "uint8")  # noqa: E731
+        device = a.device
+        if device.type != "cuda":
+            raise ValueError("the arrays must be on a CUDA GPU (a is on the CPU)")
+        if b.device != device or out.device != device:
+            raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
+        _tessel.gemm_described(_describe(a), _describe(b), _describe(out), device.index, float(alpha), float(beta), p,
+                               kernel or "auto", _stream(a, stream),
+                               lambda nbytes: torch.empty(nbytes, dtype=torch.uint8, device=device))
+        return out
+    allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
     return out
+
+
+def _describe(t):
+    """A 2-D torch tensor as the extension reads it without DLPack: pointer, sizes, strides, dtype name."""
+    if t.dim() != 2:
+        raise ValueError(f"expected a 2-D tensor, not {t.dim()}-D")
+    rows, cols = t.shape
+    return (t.data_ptr(), rows, cols, t.stride(0), t.stride(1), _dtype_name(t))
 
 
 def linear(x, w, bias=None, *, precision: str | None = None, kernel: str | None = None, stream=None):

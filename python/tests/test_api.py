@@ -62,3 +62,24 @@ def test_strides_give_the_op_and_views_cost_no_copy():
 def test_beta_needs_out():
     with pytest.raises(ValueError, match="beta != 0 reads out"):
         tessel.matmul(f32(4, 5), f32(5, 6), beta=1.0)
+
+
+def described(rows, cols, s0, s1, dtype="f32"):
+    return (0, rows, cols, s0, s1, dtype)
+
+
+def test_described_operands_are_checked_before_the_gpu():
+    # torch's path: pointer, sizes, strides and dtype name instead of DLPack.
+    call = lambda a, b, out: _tessel.gemm_described(a, b, out, 0, 1.0, 0.0, "f32", "auto", 0, None)  # noqa: E731
+    with pytest.raises(ValueError, match="inner sizes differ"):
+        call(described(4, 5, 5, 1), described(6, 6, 6, 1), described(4, 6, 6, 1))
+    with pytest.raises(ValueError, match="out is 4 x 7"):
+        call(described(4, 5, 5, 1), described(5, 6, 6, 1), described(4, 7, 7, 1))
+    with pytest.raises(TypeError, match="float32, float16 and bfloat16"):
+        call(described(4, 5, 5, 1, "f64"), described(5, 6, 6, 1), described(4, 6, 6, 1))
+    with pytest.raises(ValueError, match="neither row- nor column-major"):
+        call(described(4, 5, 1, 2), described(5, 6, 6, 1), described(4, 6, 6, 1))
+    with pytest.raises(ValueError, match="negative size"):
+        call(described(-1, 5, 5, 1), described(5, 6, 6, 1), described(4, 6, 6, 1))
+    with pytest.raises(TypeError, match="precision f32 takes"):
+        call(described(4, 5, 5, 1, "bf16"), described(5, 6, 6, 1, "bf16"), described(4, 6, 6, 1))
