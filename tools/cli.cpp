@@ -21,6 +21,9 @@
 #include "harness/typed.hpp"
 #include "harness/verify.hpp"
 #include "harness/writers.hpp"
+#ifdef TESSEL_HAS_NCCL
+#include "harness/tp_bench.hpp"
+#endif
 
 namespace tessel::cli {
 namespace {
@@ -264,6 +267,7 @@ void print_suite_summary(const std::string& suite, const std::vector<BenchRow>& 
 }
 
 struct BenchCli {
+  int tp = 0, chunks = 0;  // --tp: ranks of the tensor-parallel benchmark
   std::vector<std::string> kernels{"all"};
   std::vector<std::string> dtypes;
   std::vector<Job> jobs;
@@ -387,6 +391,27 @@ int cmd_fuzz(const FuzzOptions& f, std::ostream& out, std::ostream& err) {
     for (const std::string& line : r.cublas_off_cases) out << "  " << line << '\n';
   }
   return r.failed ? 1 : 0;
+}
+
+// `bench --tp N` (harness/tp_bench.hpp): one precision, the --sizes shapes
+// (default: the 8192-token MLP of a 70B-class model, up and down projections).
+int cmd_bench_tp(const BenchCli& b, std::ostream& out, std::ostream& err) {
+#ifdef TESSEL_HAS_NCCL
+  TpBenchOptions o;
+  o.ranks = b.tp, o.chunks = b.chunks, o.repeat = b.options.repeat, o.warmup = b.options.warmup;
+  const std::vector<Precision> precisions = parse_dtypes(b.dtypes.empty() ? std::vector<std::string>{"bf16"} : b.dtypes);
+  if (precisions.size() != 1) throw UsageError("--tp takes one --dtype");
+  o.precision = precisions[0];
+  o.shapes = b.sizes_or_ops_given ? b.options.shapes : parse_shapes("8192x28672x8192,8192x8192x28672");
+  o.csv = b.csv;
+  if (!o.csv.empty() && !std::ofstream(o.csv)) throw UsageError("cannot write --csv file '" + o.csv + "'");
+  out << fmt::format("tensor-parallel layers on {} GPUs, {}, median of {} runs (NCCL_NVLS_ENABLE=0)\n", o.ranks,
+                     to_string(o.precision), o.repeat);
+  return run_tp_bench(o, out, err);
+#else
+  (void)b, (void)out, (void)err;
+  throw UsageError("--tp needs tessel built with NCCL (CMake found none: set NCCL_ROOT)");
+#endif
 }
 
 struct TuneCli {
@@ -526,6 +551,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");
   bench->add_option("--json", bo.json, "Also write the rows and the GPU as JSON to this file");
+  bench->add_option("--tp", bo.tp,
+                    "Tensor-parallel layers on this many GPUs through NCCL: per --sizes shape (the whole layer; "
+                    "default the 8192-token MLP of a 70B-class model), all-gather + GEMM and GEMM + reduce-scatter, "
+                    "overlapped against NCCL then cuBLAS")
+      ->check(CLI::Range(1, 64));
+  bench->add_option("--chunks", bo.chunks, "--tp: chunks of each rank's rows (0: the library's choice)")
+      ->check(CLI::NonNegativeNumber);
 
   RunCli ro;
   auto* runc = app.add_subcommand("run", "Run one kernel alone (for a profiler such as ncu)");
@@ -586,6 +618,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (bench->parsed()) bo.prepare();
     if (runc->parsed()) ro.prepare();
     if (tune->parsed()) to.prepare();
+    // Before any CUDA call: the tensor-parallel benchmark forks its ranks.
+    if (bench->parsed() && bo.tp > 0) return cmd_bench_tp(bo, out, err);
     std::string why;
     if (!gpu_available(&why)) {
       err << "error: this command needs a GPU: " << why << "\n";
