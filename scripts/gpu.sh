@@ -18,6 +18,10 @@
 #   scripts/gpu.sh suite   OUT_DIR [DEPS]             auto-dispatch over the shape suites (SUITE,
 #                                                     default all four) at DTYPES (default all),
 #                                                     REPEAT runs a row: CSV, plot, summary table
+#   scripts/gpu.sh fuzz    OUT_DIR [DEPS]             tessel fuzz for SECONDS_TO_FUZZ (default 500) on THREADS
+#                                                     (default all cores), SEED (default 1)
+#   scripts/gpu.sh tp      OUT_DIR [DEPS]             tensor-parallel tests and tessel bench --tp on
+#                                                     every GPU of the machine (TP_SIZES, TP_DTYPE)
 #   scripts/gpu.sh results OUT_DIR [DEPS]             FP32 ladder sweep and plot, auto-dispatch
 #                                                     on the bar shapes before and after tuning,
 #                                                     Nsight Compute metrics per step
@@ -25,7 +29,7 @@
 # DEPS: where CLI11, fmt, nlohmann-json and GoogleTest are unpacked
 # (scripts/fetch-deps.sh makes .deps/root/usr); omit when installed. BUILD_DIR: build-gpu.
 set -uo pipefail
-cmd=${1:?usage: scripts/gpu.sh build|check|tests|compare|suite|results OUT_DIR [DEPS] [OTHER]}
+cmd=${1:?usage: scripts/gpu.sh build|check|tests|compare|suite|fuzz|tp|results OUT_DIR [DEPS] [OTHER]}
 out=${2:?usage: scripts/gpu.sh $cmd OUT_DIR [DEPS]}
 prefix=${3:-}
 build=${BUILD_DIR:-build-gpu}
@@ -112,6 +116,22 @@ case "$cmd" in
     python3 scripts/plot_suite.py "$out/suite.csv" "$out/suite.png" --title "auto-dispatch / cuBLAS, $(gpu_state | cut -d, -f1)" &&
       cat "$out/suite.md"
     ;;
+  fuzz)
+    step "fuzz"
+    "$T" fuzz --seconds "${SECONDS_TO_FUZZ:-500}" --threads "${THREADS:-$(nproc)}" --seed "${SEED:-1}" \
+      > "$out/fuzz.txt" 2> "$out/fuzz.log" || status=1
+    head -60 "$out/fuzz.txt"
+    ;;
+  tp)
+    gpus=$(nvidia-smi --list-gpus | wc -l)
+    export NCCL_NVLS_ENABLE=0
+    step "tensor-parallel tests on $gpus GPUs"
+    TESTS=TensorParallel run_tests
+    step "tessel bench --tp $gpus"
+    "$T" bench --tp "$gpus" --dtype "${TP_DTYPE:-bf16}" ${TP_SIZES:+--sizes "$TP_SIZES"} --repeat "${REPEAT:-10}" \
+      --csv "$out/tp.csv" > "$out/tp.txt" 2>&1 || status=1
+    cat "$out/tp.txt"
+    ;;
   results)
     ladder=naive,coalesced,smem,blocktile_1d,blocktile_2d,vectorized,warptile,pipelined_128x128,pipelined_128x256
     bar=1024:8192:1024,4096x4096x1024,8192x1024x8192,1024x8192x8192,127x4097x1000
@@ -134,7 +154,7 @@ case "$cmd" in
       scripts/profile.sh "$build" "$k" 4096 2>&1 | grep -E '__' | awk '{print $1, $NF}'
     done > "$out/ncu.txt" 2>&1
     ;;
-  *) echo "unknown command '$cmd': build, check, tests, compare or results" >&2; exit 2 ;;
+  *) echo "unknown command '$cmd': build, check, tests, compare, suite, fuzz, tp or results" >&2; exit 2 ;;
 esac
 step "GPU after: $(gpu_state)"
 (cd "$out" && tar czf logs.tgz --exclude=logs.tgz ./*.log ./*.txt 2> /dev/null) || true

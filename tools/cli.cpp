@@ -307,11 +307,15 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
     for (; first < b.jobs.size() && b.jobs[first].precision == o.precision; ++first) o.kernels.push_back(b.jobs[first].kernel);
     const std::vector<BenchRow> part = run_bench(cublas, o, terminal_progress(err));
     rows.insert(rows.end(), part.begin(), part.end());
+    // Each precision's rows as soon as they are measured: a run cut short keeps what it measured.
+    out << bench_table(part) << std::flush;
+    if (csv.is_open()) {
+      csv.close(), csv.open(b.csv, std::ios::trunc);
+      write_csv(csv, rows);
+      csv.flush();
+    }
   }
-  out << bench_table(rows);
   if (!b.suite.empty()) print_suite_summary(b.suite, rows, out);
-
-  if (csv.is_open()) write_csv(csv, rows);
   if (json.is_open()) json << bench_json(run, rows).dump(2) << '\n';
   int bad = 0;
   for (const BenchRow& r : rows) bad += r.status != "ok";
