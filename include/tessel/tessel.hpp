@@ -24,6 +24,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <functional>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -176,6 +177,16 @@ Status sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
 // Any supported precision (see Precision). Auto-dispatch among the kernels
 // that take args.precision; FP32 with Compute::kF32 is exactly sgemm().
 Status gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+
+// The call with its scratch memory (if it needs any) from the caller's
+// allocator, asked once with the bytes the chosen plan needs: a framework's
+// caching allocator (PyTorch, CuPy) then serves it, the kernel is chosen
+// once, and the call is safe to capture into a CUDA graph. GemmArgs::workspace,
+// where set, is used instead. An allocator's failure is the call's status.
+using WorkspaceAllocator = std::function<Status(size_t bytes, void** workspace)>;
+Status gemm(const GemmArgs& args, cudaStream_t stream, const WorkspaceAllocator& allocate);
+Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream,
+                  const WorkspaceAllocator& allocate);
 
 // The scratch memory a call needs (0 for most): what auto-dispatch would run,
 // or the named kernel. Pass at least that much as GemmArgs::workspace to

@@ -153,24 +153,44 @@ class OnDevice {
 };
 
 // The call, with scratch memory from `workspace` or, where the call needs
-// some, from allocate(bytes); GIL released while tessel plans and enqueues.
+// some, from allocate(bytes) (asked by tessel once it has chosen the kernel);
+// the GIL released while tessel plans and enqueues.
 void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace,
          const std::optional<nb::callable>& allocate, int device) {
   const bool named = !kernel.empty() && kernel != "auto";
-  if (!workspace && allocate) {
-    size_t bytes = 0;
-    check(named ? tessel::workspace_size(kernel, g, &bytes) : tessel::workspace_size(g, &bytes));
-    if (bytes > 0) workspace = nb::cast<nb::ndarray<>>((*allocate)(bytes));
-  }
   if (workspace) {
     if (workspace->device_type() != nb::device::cuda::value || int(workspace->device_id()) != device) {
       throw nb::value_error("the workspace must be on the arrays' GPU");
     }
     g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
   }
+  nb::object keep;  // the allocated workspace, alive until the call is enqueued (released with the GIL held)
+  const tessel::WorkspaceAllocator from_python = [&](size_t bytes, void** out) -> tessel::Status {
+    nb::gil_scoped_acquire locked;
+    try {
+      keep = (*allocate)(bytes);
+      const auto array = nb::cast<nb::ndarray<>>(keep);
+      if (array.device_type() != nb::device::cuda::value || int(array.device_id()) != device || array.nbytes() < bytes) {
+        return {tessel::StatusCode::kInvalidArgument, "tessel: allocate() must return >= " + std::to_string(bytes) +
+                                                          " bytes on the arrays' GPU"};
+      }
+      *out = array.data();
+      return {};
+    } catch (const std::exception& e) {
+      return {tessel::StatusCode::kInternal, std::string("tessel: allocate() failed: ") + e.what()};
+    }
+  };
   const auto s = reinterpret_cast<cudaStream_t>(stream);
-  nb::gil_scoped_release unlocked;
-  check(named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s));
+  tessel::Status status;
+  {
+    nb::gil_scoped_release unlocked;
+    if (allocate && !workspace) {
+      status = named ? tessel::run_kernel(kernel, g, s, from_python) : tessel::gemm(g, s, from_python);
+    } else {
+      status = named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s);
+    }
+  }
+  check(status);
 }
 
 template <class X, class Y>

@@ -293,13 +293,21 @@ Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, 
 // decision; the launcher it names only carries it out.
 // *no_room: the call failed only for want of memory for tessel's own
 // scratch buffers (nothing was written); another kernel may do without.
-Status launch(const KernelEntry& e, const GemmArgs& a, const Device& d, cudaStream_t stream, bool* no_room = nullptr) {
+// allocate: where set and the call brings no workspace, asked for the plan's scratch memory.
+Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaStream_t stream, bool* no_room = nullptr,
+              const WorkspaceAllocator* allocate = nullptr) {
   if (no_room) *no_room = false;
-  if (Status s = check_pointers(a, d.id); !s.ok()) return s;
-  if (Status s = can_run(e, a, d.cc); !s.ok()) return s;
+  if (Status s = check_pointers(call, d.id); !s.ok()) return s;
+  if (Status s = can_run(e, call, d.cc); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
+  GemmArgs a = call;
   if (multiplies(a)) {
     impl::LaunchPlan plan = make_plan(e, a, d.sms);
+    if (const size_t need = plan.workspace_bytes(); need > 0 && a.workspace == nullptr && allocate && *allocate) {
+      if (Status s = (*allocate)(need, &a.workspace); !s.ok()) return s;
+      if (a.workspace == nullptr) return {StatusCode::kInternal, "tessel: the workspace allocator returned null"};
+      a.workspace_bytes = need;
+    }
     if (Status s = provide_workspace(&plan, a, d.id, stream); !s.ok()) return s;
     err = plan.launch(a, plan, stream);
     if (err == cudaErrorMemoryAllocation && plan.workspace == nullptr) {  // the same kernel with less scratch
@@ -453,6 +461,23 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) {
       Status s = launch(*e, args, d, stream, &no_room);
       if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);  // a kernel that needs none
       return s;
+    });
+  });
+}
+
+Status gemm(const GemmArgs& args, cudaStream_t stream, const WorkspaceAllocator& allocate) {
+  return guarded([&] {
+    return with_chosen(args, [&](const KernelEntry* e, const Device& d) {
+      return launch(*e, args, d, stream, nullptr, &allocate);
+    });
+  });
+}
+
+Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream,
+                  const WorkspaceAllocator& allocate) {
+  return guarded([&] {
+    return with_named(kernel, args, [&](const KernelEntry* e, const Device& d) {
+      return launch(*e, args, d, stream, nullptr, &allocate);
     });
   });
 }

@@ -180,6 +180,70 @@ TEST_F(Reliability, CallerWorkspaceCapturesIntoAGraph) {
 // Without a workspace, a call that needs scratch memory refuses to be
 // captured (it would allocate, or leave a graph holding tessel's buffer),
 // leaves C and the capture as they were; one that needs none is captured.
+// A framework's allocator serves the scratch memory: asked once, with the
+// bytes the chosen plan needs, only by calls that need some; its failure is
+// the call's status and C is untouched; under capture the call works.
+TEST_F(Reliability, AllocatorServesTheScratchMemory) {
+  SplitCall call;
+  const GemmArgs a = call.args();
+  size_t need = 0;
+  ASSERT_TRUE(tessel::workspace_size(a, &need).ok());
+  ASSERT_GT(need, 0u);
+  ASSERT_TRUE(tessel::gemm(a).ok());
+  const std::vector<float> direct = call.C.download();
+
+  DeviceBuffer<uint8_t> pool(need);
+  std::vector<size_t> asked;
+  const tessel::WorkspaceAllocator allocate = [&](size_t bytes, void** out) -> tessel::Status {
+    asked.push_back(bytes);
+    if (bytes > pool.size()) return {StatusCode::kInternal, "pool too small"};
+    *out = pool.get();
+    return {};
+  };
+  call.C.upload(call.hC);
+  ASSERT_TRUE(tessel::gemm(a, nullptr, allocate).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(asked, std::vector<size_t>{need});
+  const std::vector<float> got = call.C.download();
+  EXPECT_EQ(std::memcmp(got.data(), direct.data(), got.size() * sizeof(float)), 0);
+
+  // Under capture: the allocator's memory, no allocation of tessel's own.
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  call.C.upload(call.hC);
+  cudaGraph_t graph;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const tessel::Status captured = tessel::gemm(a, stream, allocate);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(captured.ok()) << captured.message();
+  cudaGraphExec_t exec;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  const std::vector<float> replayed = call.C.download();
+  EXPECT_EQ(std::memcmp(replayed.data(), direct.data(), replayed.size() * sizeof(float)), 0);
+  cudaGraphExecDestroy(exec), cudaGraphDestroy(graph), cudaStreamDestroy(stream);
+
+  // A failing allocator: its status, C untouched.
+  call.C.upload(call.hC);
+  const tessel::Status refused = tessel::gemm(a, nullptr, [](size_t, void**) -> tessel::Status {
+    return {StatusCode::kInternal, "no memory here"};
+  });
+  EXPECT_EQ(refused.code(), StatusCode::kInternal);
+  EXPECT_NE(refused.message().find("no memory here"), std::string::npos) << refused.message();
+  EXPECT_EQ(call.C.download(), call.hC);
+
+  // A call that needs no scratch memory never asks.
+  asked.clear();
+  DeviceBuffer<float> X(256 * 256), Y(256 * 256), Z(256 * 256);
+  const GemmArgs small{Op::N, Op::N, 256, 256, 256, 1.0f, X.get(), 256, Y.get(), 256, 0.0f, Z.get(), 256,
+                       tessel::Precision{}};
+  size_t small_need = 1;
+  ASSERT_TRUE(tessel::workspace_size(small, &small_need).ok());
+  ASSERT_TRUE(tessel::gemm(small, nullptr, allocate).ok());
+  if (small_need == 0) EXPECT_TRUE(asked.empty());
+}
+
 TEST_F(Reliability, CaptureWithoutWorkspaceIsRefusedCleanly) {
   SplitCall call;
   cudaStream_t stream;
