@@ -57,7 +57,8 @@ def _stream(x, stream):
     if _framework(x) == "torch":
         import torch
 
-        return torch.cuda.current_stream(x.device).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # an int, without a Stream object per call
+        return raw(x.device.index) if raw is not None else torch.cuda.current_stream(x.device).cuda_stream
     if _framework(x) == "cupy":
         import cupy
 
