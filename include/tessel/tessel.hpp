@@ -153,6 +153,8 @@ struct KernelInfo {
   bool split_k = false;      // splits k across blocks; their parts are summed in order (or,
                              // with GemmArgs::allow_atomics, may add into C atomically)
   int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
+  int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
+  bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

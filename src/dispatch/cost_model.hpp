@@ -87,6 +87,12 @@ constexpr int64_t kPersistentPartCost = 8;
 // Steps 09-10: the parts' sum (a second launch) costs about this much k-depth of one block's tile.
 constexpr int64_t kTensorPartsSumCost = 512;
 
+// ---- step 16: small m ---------------------------------------------------------
+
+// Blocks an SM should hold so that enough of B's loads are in flight: the
+// columns' blocks times the parts k is split into.
+constexpr int64_t kSmallMBlocksPerSm = 4;
+
 // ---- step 08: split-k -------------------------------------------------------
 
 // A step-08 configuration as the cost model sees it (the tiles themselves

@@ -174,7 +174,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kAlignment = 0 };
+              kRows = -7, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -204,6 +204,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
   const KernelInfo& info = e.info;
   if (!info.takes(a.precision)) return kPrecision;
   if (!info.runs_on(cc)) return kArchitecture;
+  if (info.max_m > 0 && a.m > info.max_m) return kRows;
   // Alignment matters only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
@@ -252,6 +253,10 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' addresses its operands by TMA, whose coordinates are 32-bit: m, n and "
                                            "k must be below 2^31"};
+  }
+  if (why == kRows) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes m <= " + to_string(info.max_m) +
+                                           ", not m = " + to_string(a.m)};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,
@@ -363,13 +368,14 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
     if (misfit(e, a, d.cc) != kNone) return false;
     return !lean || !multiplies(a) || lean_plan(make_plan(e, a, d.sms), e, a).workspace_bytes() == 0;
   };
-  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a))); tuned && fits(*tuned)) {
+  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a)));
+      tuned && tuned->info.auto_dispatch && fits(*tuned)) {
     *chosen = tuned;
     return {};
   }
   std::vector<const KernelEntry*> fitting;  // in registry order; each entry asked once
   for (const KernelEntry& e : registry()) {
-    if (fits(e)) fitting.push_back(&e);
+    if (e.info.auto_dispatch && fits(e)) fitting.push_back(&e);
   }
   int step = 0;
   for (const KernelEntry* e : fitting) step = std::max(step, e->info.ladder_step);

@@ -100,6 +100,26 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   p->parts_bytes = parts_bytes(p->splits, m, n);
 }
 
+// Step 16: k split into whole staged chunks until the columns' blocks times
+// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
+// fewer where they would not fit kMaxPartsBytes).
+LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
+  LaunchPlan p;
+  p.k_per_split = a.k;
+  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
+  const int64_t columns = a.opB == Op::T ? impl::kSmallMColumnsT : impl::kSmallMThreads * vector;
+  const int64_t blocks = ceil_div(a.n, columns);
+  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
+  splits = std::min(splits, ceil_div(a.k, e.k_slice));
+  splits = std::min(splits, std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, a.m, a.n))));
+  if (splits <= 1) return p;
+  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice), parts = ceil_div(a.k, depth);
+  if (parts <= 1) return p;
+  p.k_per_split = depth, p.splits = parts, p.part_rows = a.m;
+  p.parts_to_workspace = true, p.parts_bytes = parts_bytes(parts, a.m, a.n);
+  return p;
+}
+
 // Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves, step 14
 // splits k where the units are few or k is deep.
 LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int clusters, int64_t* busiest) {
@@ -135,7 +155,7 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   LaunchPlan p;  // one block per tile (and part of k)
   p.k_per_split = k;
   const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
-  if (e.info.split_k) plan_tile_split(e, m, n, k, tiles, sms, &p);
+  if (e.info.split_k && e.info.max_m == 0) plan_tile_split(e, m, n, k, tiles, sms, &p);
   if (busiest) {  // counted block by block: these kernels run at full speed with one block an SM
     const int64_t depth = p.splits > 1 ? p.k_per_split + impl::kSplitPartCost : k;
     *busiest = impl::busiest_sm_blocks(tiles * p.splits, sms, 1) * depth;
@@ -175,6 +195,9 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
     }
     p = plan_persistent(*e, a.m, a.n, a.k, clusters, nullptr);
     p.launch = e->launch;
+  } else if (e->info.max_m > 0) {
+    p = plan_small_m(*e, a, sms);
+    p.launch = e->launch;
   } else {
     p = plan_schedule(*e, a.m, a.n, a.k, sms);
     p.launch = e->launch;
@@ -208,11 +231,12 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
   }
   p.operand_bytes = impl::flipped_bytes(a, p.copy_a, p.copy_b);
 
-  // Split-k parts: each into the workspace, summed into C in part order (the same bits every run),
+  // Step 08's split-k parts (the tensor-core steps plan theirs above, always to the workspace):
+  // each into the workspace, summed into C in part order (the same bits every run),
   // at most kMaxPartsBytes of them (fewer parts where more would not fit; one part is plain tiles).
   // With atomics allowed they add into C instead, unless C is unaligned and large enough that
   // the sum beats element-wise atomics.
-  if (e->info.split_k && p.splits > 1 && !e->persistent) {
+  if (e->info.ladder_step == 8 && e->info.split_k && p.splits > 1) {
     p.part_rows = a.m;
     const size_t part_bytes = size_t(a.m * impl::flipped_ld(a.n)) * sizeof(float);
     const bool parts_pay = !shape.aligned && !in_16_byte_units(a.C, a.ldc) && a.m * a.n >= impl::kMinPartsOutput;

@@ -126,6 +126,24 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   return e;
 }
 
+// Step 16 for one input type: m <= kSmallMMaxM, by name only until measured
+// against the tensor-core kernels (auto_dispatch off).
+template <DType AB>
+KernelEntry small_m(const char* name, const char* summary) {
+  const int align = int(16 / size_of(AB));
+  std::vector<Precision> precisions = tensor_precisions(AB);
+  if (AB == DType::kF32) precisions.insert(precisions.begin(), Precision{});  // FP32 multiply-adds serve both
+  KernelInfo info{name, 16, summary, precisions, kSm80, align, 1,
+                  "m <= 16; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment",
+                  impl::kSmallMMaxM, impl::kSmallMColumnsT};
+  info.max_m = impl::kSmallMMaxM;
+  info.auto_dispatch = false;
+  info.split_k = true;
+  KernelEntry e{info, impl::launch_small_m<AB>};
+  e.k_slice = impl::kSmallMChunkK;
+  return e;
+}
+
 }  // namespace
 
 const std::vector<KernelEntry>& registry() {
@@ -226,6 +244,10 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_cluster_f16_128x256_streamk", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
       hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kBF16>>("wgmma_cluster_bf16_128x256_streamk", 15, DType::kBF16,
                                                                             "step 15 for bf16 inputs"),
+      small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
+                                         "multiply-adds, k split for enough loads in flight; m <= 16"),
+      small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
+      small_m<DType::kBF16>("gemv_bf16_16x32", "step 16 for bf16 inputs"),
   };
   return table;
 }

@@ -89,6 +89,17 @@ cudaError_t resident_cluster(int* clusters);
 template <class Cfg, DType AB>
 cudaError_t resident_stream_k(int* clusters);
 
+// Step 16: small m (C of at most kSmallMMaxM rows), B streamed once; f32, f16, bf16 inputs.
+// A block is kSmallMThreads threads; it takes kSmallMColumnsT columns of C
+// with B op T, and kSmallMThreads 16-byte runs of columns with op N; k is
+// staged kSmallMChunkK at a time (split-k parts are whole chunks).
+constexpr int kSmallMMaxM = 16;
+constexpr int kSmallMThreads = 256;
+constexpr int kSmallMColumnsT = 32;
+constexpr int kSmallMChunkK = 512;
+template <DType AB>
+cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
+
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,

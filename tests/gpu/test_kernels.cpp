@@ -70,6 +70,12 @@ struct Setting {
   int64_t pad, ld_align;
 };
 
+// Whether the kernel's registry entry takes calls of m rows (auto-dispatch: all).
+bool takes_rows(const std::string& kernel, int64_t m) {
+  const auto info = tessel::find_kernel(kernel);
+  return !info || info->max_m == 0 || m <= info->max_m;
+}
+
 // What alignment the kernel needs (auto-dispatch needs none: it falls back).
 int64_t alignment_of(const std::string& kernel) {
   const auto info = tessel::find_kernel(kernel);
@@ -98,6 +104,7 @@ TEST_P(KernelTest, MatchesCublasAndFp64) {
   Cublas cublas;
   uint64_t seed = 1;
   for (const Shape& shape : shapes()) {
+    if (!takes_rows(kernel, shape.m)) continue;
     // beta = 0 over NaN, leading dimensions rounded up to multiples of 4 or
     // of the kernel's alignment (every kernel takes them) plus 0, 1 or 2 of
     // those; then a general alpha/beta with the leading dimensions the
@@ -121,9 +128,10 @@ TEST_P(KernelTest, AlphaZeroScalesC) {
   SKIP_IF_NOT_FOR_THIS_GPU(kernel);
   const OpPair ops = this->ops();
   Cublas cublas;
+  const int64_t m = takes_rows(kernel, 33) ? 33 : 15;
   for (float beta : {0.0f, 1.0f, -2.5f}) {
     const VerifyResult r =
-        verify_case(cublas, {kernel, ops.first, ops.second, {33, 65, 17}, 0.0f, beta, 8, 9, 8, this->precision()});
+        verify_case(cublas, {kernel, ops.first, ops.second, {m, 65, 17}, 0.0f, beta, 8, 9, 8, this->precision()});
     EXPECT_TRUE(r.passed) << kernel << " beta=" << beta << ": " << r.reason;
   }
 }
@@ -140,6 +148,7 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
   const std::string kernel = kernel_of(GetParam());
   SKIP_IF_NOT_FOR_THIS_GPU(kernel);
   for (const Shape& shape : {Shape{2'100'000, 3, 2}, Shape{3, 2'100'000, 2}}) {
+    if (!takes_rows(kernel, shape.m)) continue;
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
       const VerifyResult r =
           verify_case(cublas, {kernel, ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5, 8, precision_of(GetParam())});
@@ -149,6 +158,39 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
+                         [](const auto& info) { return safe(info.param); });
+
+// Step 16 (small m) on decode-like calls: one to sixteen rows, k deep enough
+// to be split (and not a multiple of the staged chunk), n not a multiple of a
+// block's columns, every op pair, beta = 0 over NaN and a general alpha/beta.
+class SmallMTest : public GpuTestWithParam<std::string> {};
+
+TEST_P(SmallMTest, DecodeShapes) {
+  const std::string kernel = kernel_of(GetParam());
+  SKIP_IF_NOT_FOR_THIS_GPU(kernel);
+  Cublas cublas;
+  uint64_t seed = 90;
+  for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{16, 1000, 3001}, Shape{4, 257, 70'000}, Shape{3, 33, 513},
+                             Shape{16, 2048, 64}, Shape{9, 1, 1000}}) {
+    for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+      for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}}) {
+        const VerifyResult r = verify_case(cublas, {kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad,
+                                                    seed++, s.ld_align, precision_of(GetParam())});
+        EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
+                              << ": " << r.reason;
+      }
+    }
+  }
+  const VerifyResult refused = verify_case(cublas, {kernel, Op::N, Op::T, {17, 64, 64}, 1.0f, 0.0f, 0, 1, 8,
+                                                    precision_of(GetParam())});
+  EXPECT_EQ(refused.status.code(), tessel::StatusCode::kNotSupported) << "m = 17 is more than it takes";
+  EXPECT_EQ(refused.clobbered, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
+                         ::testing::Values("gemv_16x32@f32", "gemv_16x32@tf32", "gemv_f16_16x32@f16",
+                                           "gemv_f16_16x32@f16:f32", "gemv_bf16_16x32@bf16",
+                                           "gemv_bf16_16x32@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08 reads a transposed copy of A with op N, and of B with op T, where

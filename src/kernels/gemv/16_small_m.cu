@@ -1,0 +1,212 @@
+// Step 16: small m (decode): a stream of B through the SMs, no tensor cores.
+//
+// With m <= 16 rows of A (a few tokens), C = A op(B) reads each element of B
+// once and does m multiply-adds with it: at ~2m flops per 2-byte element the
+// GEMM is bound by the bandwidth B streams in at, and a tensor-core tile of
+// 64+ rows wastes most of its work and registers. Here:
+//  - A's rows for a k-range (kChunkK at a time) are staged in shared memory
+//    as FP32, read by every warp of the block;
+//  - B is read once, 16 bytes per load: with op T (B stored n x k, the
+//    nn.Linear weight) a warp takes kColsPerWarp columns and its lanes walk
+//    k, each lane keeping m partial sums per column, summed across the warp
+//    at the end; with op N (B stored k x n) each thread takes one 16-byte
+//    run of columns and walks k;
+//  - k is split across a second grid dimension where the columns alone give
+//    too few blocks to keep enough loads in flight (plan.cpp,
+//    plan_small_m); the parts are summed in order (sum_split_parts);
+//  - FP32 multiply-adds throughout (tf32 calls are computed in FP32).
+//
+// Needs B 16-byte aligned with ldb a multiple of 16 bytes; A and C any
+// alignment; m <= kMaxM.
+#include <algorithm>
+#include <type_traits>
+
+#include "device/common.cuh"
+#include "device/mma.cuh"
+#include "device/types.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
+
+namespace tessel::impl {
+namespace {
+
+constexpr int kThreads = kSmallMThreads;
+constexpr int kChunkK = kSmallMChunkK;  // k values of A in shared memory at a time (16 x 512 FP32 = 32 KiB)
+constexpr int kColsPerWarp = kSmallMColumnsT / (kThreads / 32);  // op T: B rows (columns of C) per warp
+
+template <class T>
+constexpr int kVec = 16 / int(sizeof(T));  // elements per 16-byte load
+
+// 16 bytes of T at p (16-byte aligned) as FP32; fewer than kVec<T> valid: the rest zero, element-wise.
+template <class T>
+__device__ __forceinline__ void load_b(const T* p, int valid, float (&v)[kVec<T>]) {
+  if (valid >= kVec<T>) {
+    const uint4 raw = *reinterpret_cast<const uint4*>(p);
+    const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+    for (int i = 0; i < kVec<T>; ++i) v[i] = device::to_float(e[i]);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kVec<T>; ++i) v[i] = i < valid ? device::to_float(p[i]) : 0.0f;
+  }
+}
+
+// C[i][j] = alpha * v + beta * C[i][j] in C's type (beta == 0: C not read).
+template <class T>
+__device__ __forceinline__ void store_c(const device::TcParams<T>& p, int64_t i, int64_t j, float v) {
+  auto store = [&](auto* c) {
+    using CT = std::remove_pointer_t<decltype(c)>;
+    CT* at = c + i * p.ldc + j;
+    const float out = p.beta == 0.0f ? p.alpha * v : p.alpha * v + p.beta * device::to_float(*at);
+    *at = device::from_float<CT>(out);
+  };
+  if (p.c_f32) store(static_cast<float*>(p.C));
+  else store(static_cast<T*>(p.C));
+}
+
+// A's rows 0..m-1, k values [kc, kc + depth), into sa as FP32 (zeros past m and depth).
+template <int MT, class T>
+__device__ __forceinline__ void stage_a(float (*sa)[kChunkK], const device::TcParams<T>& p, bool a_t, int64_t kc,
+                                        int depth) {
+  for (int idx = threadIdx.x; idx < MT * kChunkK; idx += kThreads) {
+    const int i = idx / kChunkK, q = idx % kChunkK;
+    float v = 0.0f;
+    if (i < p.m && q < depth) v = device::to_float(a_t ? p.A[(kc + q) * p.lda + i] : p.A[i * p.lda + kc + q]);
+    sa[i][q] = v;
+  }
+}
+
+// Block row blockIdx.y's part of k (the split-k plan): A, B and k moved to it, results to its part.
+template <class T>
+__device__ __forceinline__ void take_part(device::TcParams<T>& p, const device::KPart& part, bool a_t, bool b_t) {
+  if (gridDim.y == 1) return;
+  const int64_t k0 = int64_t(blockIdx.y) * part.depth;
+  p.A += a_t ? k0 * p.lda : k0;
+  p.B += b_t ? k0 : k0 * p.ldb;
+  p.k = p.k - k0 < part.depth ? p.k - k0 : part.depth;
+  p.C = static_cast<float*>(p.C) + blockIdx.y * part.stride;
+}
+
+// B op T: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c; lanes walk k.
+template <class T, int MT>
+__global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T> p, device::KPart part, bool a_t) {
+  constexpr int V = kVec<T>;
+  __shared__ __align__(16) float sa[MT][kChunkK];
+  take_part(p, part, a_t, true);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t j0 = (int64_t(blockIdx.x) * (kThreads / 32) + warp) * kColsPerWarp;
+  float acc[kColsPerWarp][MT] = {};
+  for (int64_t kc = 0; kc < p.k; kc += kChunkK) {
+    const int depth = int(p.k - kc < kChunkK ? p.k - kc : kChunkK);
+    __syncthreads();  // the previous chunk is no longer read
+    stage_a<MT>(sa, p, a_t, kc, depth);
+    __syncthreads();
+    for (int q = lane * V; q < depth; q += 32 * V) {
+      float b[kColsPerWarp][V];
+#pragma unroll
+      for (int c = 0; c < kColsPerWarp; ++c) {  // the loads first: kColsPerWarp in flight
+        const int64_t j = j0 + c;
+        if (j < p.n) {
+          load_b(p.B + j * p.ldb + kc + q, depth - q, b[c]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < V; ++e) b[c][e] = 0.0f;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+        float a[V];
+#pragma unroll
+        for (int e = 0; e < V; e += 4) {
+          const float4 four = *reinterpret_cast<const float4*>(&sa[i][q + e]);
+          a[e] = four.x, a[e + 1] = four.y, a[e + 2] = four.z, a[e + 3] = four.w;
+        }
+#pragma unroll
+        for (int c = 0; c < kColsPerWarp; ++c)
+#pragma unroll
+          for (int e = 0; e < V; ++e) acc[c][i] = fmaf(a[e], b[c][e], acc[c][i]);
+      }
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < kColsPerWarp; ++c)
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+      float v = acc[c][i];
+#pragma unroll
+      for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+      acc[c][i] = v;
+    }
+  // Lane c * MT + i (of the first 32) stores column j0 + c, row i.
+#pragma unroll
+  for (int c = 0; c < kColsPerWarp; ++c)
+#pragma unroll
+    for (int i = 0; i < MT; ++i) {
+      if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) store_c(p, i, j0 + c, acc[c][i]);
+    }
+}
+
+// B op N: thread t of block b takes the V columns from (b * kThreads + t) * V; it walks k.
+template <class T, int MT>
+__global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, device::KPart part, bool a_t) {
+  constexpr int V = kVec<T>;
+  __shared__ __align__(16) float sa[MT][kChunkK];
+  take_part(p, part, a_t, false);
+  const int64_t j0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * V;
+  const int valid = int(p.n - j0 < V ? p.n - j0 : V);  // <= 0: no column of this thread
+  float acc[MT][V] = {};
+  for (int64_t kc = 0; kc < p.k; kc += kChunkK) {
+    const int depth = int(p.k - kc < kChunkK ? p.k - kc : kChunkK);
+    __syncthreads();
+    stage_a<MT>(sa, p, a_t, kc, depth);
+    __syncthreads();
+    if (valid <= 0) continue;
+#pragma unroll 4
+    for (int q = 0; q < depth; ++q) {
+      float b[V];
+      load_b(p.B + (kc + q) * p.ldb + j0, valid, b);
+#pragma unroll
+      for (int i = 0; i < MT; ++i) {
+        const float a = sa[i][q];  // the same address for every thread: a broadcast
+#pragma unroll
+        for (int e = 0; e < V; ++e) acc[i][e] = fmaf(a, b[e], acc[i][e]);
+      }
+    }
+  }
+  for (int i = 0; i < MT && i < p.m; ++i)
+    for (int e = 0; e < valid; ++e) store_c(p, i, j0 + e, acc[i][e]);
+}
+
+}  // namespace
+
+template <DType AB>
+cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
+  constexpr int V = kVec<T>;
+  if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
+  GemmArgs out;  // C, or the split-k parts (a row of blocks each)
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  const device::TcParams<T> p = device::tc_params<T>(out);
+  const device::KPart part{plan.k_per_split, plan.part_rows * out.ldc};
+  const unsigned parts = unsigned(std::max<int64_t>(plan.splits, 1));
+  const bool a_t = a.opA == Op::T;
+  auto go = [&](auto rows) {
+    constexpr int MT = decltype(rows)::value;
+    if (a.opB == Op::T) {
+      const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads / 32 * kColsPerWarp));
+      return device::launch(small_m_bt_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part, a_t);
+    }
+    const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads) * V);
+    return device::launch(small_m_bn_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part, a_t);
+  };
+  cudaError_t err = a.m == 1   ? go(std::integral_constant<int, 1>{})
+                    : a.m <= 4 ? go(std::integral_constant<int, 4>{})
+                               : go(std::integral_constant<int, kSmallMMaxM>{});
+  return err != cudaSuccess ? err : sum_split_parts(a, plan, out, stream);
+}
+
+template cudaError_t launch_small_m<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_small_m<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_small_m<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+
+}  // namespace tessel::impl
