@@ -15,39 +15,11 @@
 
 namespace tessel::tp {
 
-// Column-parallel layer: C = all_gather_by_rows(A) * op(B).
-// A: this rank's m_local x k rows of the whole activation (row-major, lda);
-// B: this rank's k x n weight shard (op N: stored k x n; op T: stored n x k);
-// C: (ranks * m_local) x n, rank r's rows at r * m_local.
-// C = alpha * A_all * op(B) + beta * C.
-struct AllGatherGemm {
+// What both patterns take besides their sizes: this rank's operands (A
+// row-major with lda; B with op N stored k x n, with op T stored n x k), C,
+// and how the call runs.
+struct ShardedGemm {
   Precision precision{DType::kBF16, DType::kBF16, Compute::kF32};
-  int64_t m_local = 0, n = 0, k = 0;
-  float alpha = 1.0f, beta = 0.0f;
-  const void* A = nullptr;
-  int64_t lda = 0;
-  const void* B = nullptr;
-  int64_t ldb = 0;
-  Op opB = Op::N;
-  void* C = nullptr;
-  int64_t ldc = 0;
-  int chunks = 0;  // chunks of each rank's rows (0: the library's choice)
-  // Scratch for the gathered rows of the other ranks (tp::workspace_size),
-  // device memory on this GPU; null: allocated and freed in stream order.
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
-};
-
-// Row-parallel layer: this rank's rows of C = reduce_scatter_by_rows(the sum
-// over ranks of A_r * op(B_r)).
-// A: m x k_local (this rank's columns of the whole A, row-major, lda);
-// B: k_local x n (op N) or n x k_local stored (op T): this rank's rows of
-// the weight; C: (m / ranks) x n, the rows of this rank (m a multiple of the
-// ranks). C = alpha * (the sum), overwritten (beta is 0: the sum arrives in
-// pieces). Partial sums travel and are added in C's type.
-struct GemmReduceScatter {
-  Precision precision{DType::kBF16, DType::kBF16, Compute::kF32};
-  int64_t m = 0, n = 0, k_local = 0;
   float alpha = 1.0f;
   const void* A = nullptr;
   int64_t lda = 0;
@@ -56,9 +28,30 @@ struct GemmReduceScatter {
   Op opB = Op::N;
   void* C = nullptr;
   int64_t ldc = 0;
-  int chunks = 0;  // chunks of each rank's rows of C (0: the library's choice)
-  void* workspace = nullptr;  // the partial sums (tp::workspace_size); null: stream-ordered own
+  int chunks = 0;  // chunks of each rank's rows (0: the library's choice)
+  // Scratch memory (tp::workspace_size), device memory on this GPU; null:
+  // allocated and freed in stream order.
+  void* workspace = nullptr;
   size_t workspace_bytes = 0;
+};
+
+// Column-parallel layer: C = alpha * all_gather_by_rows(A) * op(B) + beta * C.
+// A: this rank's m_local x k rows of the whole activation; B: this rank's
+// k x n weight shard; C: (ranks * m_local) x n, rank r's rows at r * m_local.
+// The scratch memory holds the other ranks' rows.
+struct AllGatherGemm : ShardedGemm {
+  int64_t m_local = 0, n = 0, k = 0;
+  float beta = 0.0f;
+};
+
+// Row-parallel layer: this rank's rows of C = alpha * reduce_scatter_by_rows(
+// the sum over ranks of A_r * op(B_r)). A: m x k_local (this rank's columns of
+// the whole A); B: this rank's k_local rows of the weight; C: (m / ranks) x n,
+// this rank's rows (m a multiple of the ranks), overwritten (the sum arrives
+// in pieces). The scratch memory holds the partial sums, which travel and
+// are added in C's type.
+struct GemmReduceScatter : ShardedGemm {
+  int64_t m = 0, n = 0, k_local = 0;
 };
 
 Status all_gather_gemm(const AllGatherGemm& call, ncclComm_t comm, cudaStream_t stream = nullptr);
