@@ -20,6 +20,7 @@
 
 #include "device/cp_async.cuh"
 #include "device/types.cuh"
+#include "kernels/launch_plan.hpp"
 
 namespace tessel::device {
 
@@ -320,18 +321,15 @@ inline TcParams<T> tc_params(const GemmArgs& a) {
           a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
 }
 
-// Split-k on a 2D grid: block row blockIdx.y takes part y of k (`depth`
-// deep; the last shorter) and writes its FP32 results `stride` floats past
-// part y - 1's. With one row of blocks the call is left as it is.
-struct KPart {
-  int64_t depth, stride;
-};
-template <bool TA, bool TB, class T>
-__device__ __forceinline__ void take_part(TcParams<T>& p, const KPart& part) {
+// The call of block row blockIdx.y under split-k (impl::KPart): A, B and k
+// moved to its part of k, C to its part's FP32 results. With one row of
+// blocks the call is left as it is.
+template <class T>
+__device__ __forceinline__ void take_part(TcParams<T>& p, const impl::KPart& part, bool ta, bool tb) {
   if (gridDim.y == 1) return;
   const int64_t k0 = int64_t(blockIdx.y) * part.depth;
-  p.A += TA ? k0 * p.lda : k0;  // A stored m x k (op N) or k x m (op T)
-  p.B += TB ? k0 : k0 * p.ldb;  // B stored k x n (op N) or n x k (op T)
+  p.A += ta ? k0 * p.lda : k0;  // A stored m x k (op N) or k x m (op T)
+  p.B += tb ? k0 : k0 * p.ldb;  // B stored k x n (op N) or n x k (op T)
   p.k = p.k - k0 < part.depth ? p.k - k0 : part.depth;
   p.C = static_cast<float*>(p.C) + blockIdx.y * part.stride;
 }

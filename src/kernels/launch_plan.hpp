@@ -44,6 +44,13 @@ struct StreamKWork : StreamKPlan {
   int* flags = nullptr;
 };
 
+// Split-k on a 2D grid (steps 09, 10, 16): block row y takes part y of k,
+// `depth` deep (the last shorter), and writes its FP32 results `stride`
+// floats past part y - 1's.
+struct KPart {
+  int64_t depth = 0, stride = 0;
+};
+
 // The leading dimension of a transposed operand copy whose rows hold
 // `values` FP32 values: whole 16-byte units.
 inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }

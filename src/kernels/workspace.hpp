@@ -36,6 +36,17 @@ cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWo
 cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out);
 cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream);
 
+// The two around a grid launcher (steps 09, 10, 16): launch(out, part, rows)
+// with `rows` block rows, one per part of k (1: the call itself), then the sum.
+template <class Launch>
+cudaError_t with_split_parts(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, Launch&& launch) {
+  GemmArgs out;
+  if (cudaError_t err = split_parts_output(call, plan, stream, &out); err != cudaSuccess) return err;
+  const KPart part{plan.k_per_split, plan.part_rows * out.ldc};
+  if (cudaError_t err = launch(out, part, unsigned(plan.splits > 1 ? plan.splits : 1)); err != cudaSuccess) return err;
+  return sum_split_parts(call, plan, out, stream);
+}
+
 // Frees every own buffer, each device synchronised first.
 cudaError_t release_own_workspaces();
 

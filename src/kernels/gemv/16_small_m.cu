@@ -76,23 +76,12 @@ __device__ __forceinline__ void stage_a(float (*sa)[kChunkK], const device::TcPa
   }
 }
 
-// Block row blockIdx.y's part of k (the split-k plan): A, B and k moved to it, results to its part.
-template <class T>
-__device__ __forceinline__ void take_part(device::TcParams<T>& p, const device::KPart& part, bool a_t, bool b_t) {
-  if (gridDim.y == 1) return;
-  const int64_t k0 = int64_t(blockIdx.y) * part.depth;
-  p.A += a_t ? k0 * p.lda : k0;
-  p.B += b_t ? k0 : k0 * p.ldb;
-  p.k = p.k - k0 < part.depth ? p.k - k0 : part.depth;
-  p.C = static_cast<float*>(p.C) + blockIdx.y * part.stride;
-}
-
 // B op T: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c; lanes walk k.
 template <class T, int MT>
-__global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T> p, device::KPart part, bool a_t) {
+__global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T> p, KPart part, bool a_t) {
   constexpr int V = kVec<T>;
   __shared__ __align__(16) float sa[MT][kChunkK];
-  take_part(p, part, a_t, true);
+  device::take_part(p, part, a_t, true);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t j0 = (int64_t(blockIdx.x) * (kThreads / 32) + warp) * kColsPerWarp;
   float acc[kColsPerWarp][MT] = {};
@@ -148,10 +137,10 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T
 
 // B op N: thread t of block b takes the V columns from (b * kThreads + t) * V; it walks k.
 template <class T, int MT>
-__global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, device::KPart part, bool a_t) {
+__global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t) {
   constexpr int V = kVec<T>;
   __shared__ __align__(16) float sa[MT][kChunkK];
-  take_part(p, part, a_t, false);
+  device::take_part(p, part, a_t, false);
   const int64_t j0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * V;
   const int valid = int(p.n - j0 < V ? p.n - j0 : V);  // <= 0: no column of this thread
   float acc[MT][V] = {};
@@ -184,25 +173,24 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   using T = typename device::CudaType<AB>::type;
   constexpr int V = kVec<T>;
   if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
-  GemmArgs out;  // C, or the split-k parts (a row of blocks each)
-  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
-  const device::TcParams<T> p = device::tc_params<T>(out);
-  const device::KPart part{plan.k_per_split, plan.part_rows * out.ldc};
-  const unsigned parts = unsigned(std::max<int64_t>(plan.splits, 1));
   const bool a_t = a.opA == Op::T;
-  auto go = [&](auto rows) {
-    constexpr int MT = decltype(rows)::value;
-    if (a.opB == Op::T) {
-      const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads / 32 * kColsPerWarp));
-      return device::launch(small_m_bt_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part, a_t);
-    }
-    const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads) * V);
-    return device::launch(small_m_bn_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part, a_t);
-  };
-  cudaError_t err = a.m == 1   ? go(std::integral_constant<int, 1>{})
-                    : a.m <= 4 ? go(std::integral_constant<int, 4>{})
-                               : go(std::integral_constant<int, kSmallMMaxM>{});
-  return err != cudaSuccess ? err : sum_split_parts(a, plan, out, stream);
+  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
+    const device::TcParams<T> p = device::tc_params<T>(out);
+    auto go = [&](auto rows) {
+      constexpr int MT = decltype(rows)::value;
+      if (a.opB == Op::T) {
+        const int64_t blocks = device::ceil_div(a.n, int64_t(kSmallMColumnsT));
+        return device::launch(small_m_bt_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
+                              a_t);
+      }
+      const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads) * V);
+      return device::launch(small_m_bn_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
+                            a_t);
+    };
+    return a.m == 1   ? go(std::integral_constant<int, 1>{})
+           : a.m <= 4 ? go(std::integral_constant<int, 4>{})
+                      : go(std::integral_constant<int, kSmallMMaxM>{});
+  });
 }
 
 template cudaError_t launch_small_m<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);

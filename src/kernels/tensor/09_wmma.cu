@@ -109,7 +109,7 @@ struct WmmaTiles {
 };
 
 template <class Cfg, class T, bool Aligned, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(device::TcParams<T> p, device::KPart part) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(device::TcParams<T> p, KPart part) {
   using Tiles = WmmaTiles<Cfg, T, TA, TB>;
   using TileA = typename Tiles::A;
   using TileB = typename Tiles::B;
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) wmma_kernel(de
   T* sB = sA + S * TileA::kElems;
   float* staging = reinterpret_cast<float*>(sB + S * TileB::kElems);
 
-  device::take_part<TA, TB>(p, part);
+  device::take_part(p, part, TA, TB);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int bm, bn;
   device::grouped_tile<Cfg::kGroup>(blockIdx.x, int(device::ceil_div(p.m, BM)), int(device::ceil_div(p.n, BN)), bm, bn);
@@ -225,24 +225,21 @@ cudaError_t launch_wmma(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t 
   using Cfg = WmmaConfig;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX) return cudaErrorInvalidConfiguration;
-  GemmArgs out;  // C, or the split-k parts (a row of blocks each)
-  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
-  const device::KPart part{plan.k_per_split, plan.part_rows * out.ldc};
-  const dim3 grid(unsigned(tiles), unsigned(std::max<int64_t>(plan.splits, 1)));
-  cudaError_t err = device::with_type(a.precision.ab, [&](auto t) {
-    using T = decltype(t);
-    const device::TcParams<T> p = device::tc_params<T>(out);
-    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-      constexpr int kSmem = WmmaTiles<Cfg, T, ta, tb>::kSmemBytes;
-      auto kernel = wmma_kernel<Cfg, T, Aligned, ta, tb>;
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
-          err != cudaSuccess) {
-        return err;
-      }
-      return device::launch(kernel, grid, Cfg::kThreads, kSmem, stream, p, part);
+  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
+    return device::with_type(a.precision.ab, [&](auto t) {
+      using T = decltype(t);
+      const device::TcParams<T> p = device::tc_params<T>(out);
+      return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+        constexpr int kSmem = WmmaTiles<Cfg, T, ta, tb>::kSmemBytes;
+        auto kernel = wmma_kernel<Cfg, T, Aligned, ta, tb>;
+        if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+            err != cudaSuccess) {
+          return err;
+        }
+        return device::launch(kernel, dim3(unsigned(tiles), parts), Cfg::kThreads, kSmem, stream, p, part);
+      });
     });
   });
-  return err != cudaSuccess ? err : sum_split_parts(a, plan, out, stream);
 }
 
 template cudaError_t launch_wmma<true>(const GemmArgs&, const LaunchPlan&, cudaStream_t);

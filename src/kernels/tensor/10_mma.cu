@@ -39,7 +39,7 @@ namespace tessel::impl {
 namespace {
 
 template <class Cfg, class T, bool TA, bool TB>
-__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(device::TcParams<T> p, device::KPart part) {
+__global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(device::TcParams<T> p, KPart part) {
   constexpr int BM = Cfg::kBM, BN = Cfg::kBN, WM = Cfg::kWM, WN = Cfg::kWN, S = Cfg::kStages;
   constexpr int BK = Cfg::kKBytes / int(sizeof(T));
   constexpr int kMmaK = device::Mma<T>::kK, FM = WM / 16, FN = WN / 16;
@@ -54,7 +54,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks) mma_kernel(dev
   T* sA = reinterpret_cast<T*>(smem);
   T* sB = sA + S * TileA::kElems;
 
-  device::take_part<TA, TB>(p, part);
+  device::take_part(p, part, TA, TB);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   int bm, bn;
   device::grouped_tile<Cfg::kGroup>(blockIdx.x, int(device::ceil_div(p.m, BM)), int(device::ceil_div(p.n, BN)), bm, bn);
@@ -126,20 +126,17 @@ cudaError_t launch_mma(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   using T = typename device::CudaType<AB>::type;
   const int64_t tiles = device::ceil_div(a.m, Cfg::kBM) * device::ceil_div(a.n, Cfg::kBN);
   if (tiles > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  GemmArgs out;  // C, or the split-k parts (a row of blocks each)
-  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
-  const device::TcParams<T> p = device::tc_params<T>(out);
-  const device::KPart part{plan.k_per_split, plan.part_rows * out.ldc};
-  const dim3 grid(unsigned(tiles), unsigned(std::max<int64_t>(plan.splits, 1)));
-  cudaError_t err = device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
-    auto kernel = mma_kernel<Cfg, T, ta, tb>;
-    if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
-        err != cudaSuccess) {
-      return err;
-    }
-    return device::launch(kernel, grid, Cfg::kThreads, Cfg::kSmemBytes, stream, p, part);
+  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
+    const device::TcParams<T> p = device::tc_params<T>(out);
+    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
+      auto kernel = mma_kernel<Cfg, T, ta, tb>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::kSmemBytes);
+          err != cudaSuccess) {
+        return err;
+      }
+      return device::launch(kernel, dim3(unsigned(tiles), parts), Cfg::kThreads, Cfg::kSmemBytes, stream, p, part);
+    });
   });
-  return err != cudaSuccess ? err : sum_split_parts(a, plan, out, stream);
 }
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
