@@ -2,13 +2,18 @@
 
 #include <fmt/format.h>
 #include <nccl.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <tessel/tp.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -193,7 +198,8 @@ class Rank {
 int run_rank(const TpBenchOptions& o, int rank, const ncclUniqueId& id, std::ostream& out) {
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < o.ranks) {
-    if (rank == 0) out << fmt::format("error: --tp {} needs {} GPUs; this machine has {}\n", o.ranks, o.ranks, devices);
+    if (rank != 0) return 0;  // the same on every rank: rank 0 says it
+    out << fmt::format("error: --tp {} needs {} GPUs; this machine has {}\n", o.ranks, o.ranks, devices);
     return 2;
   }
   Rank r(o, rank, id);
@@ -246,6 +252,8 @@ int run_tp_bench(const TpBenchOptions& o, std::ostream& out, std::ostream& err) 
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error("fork failed");
     if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // a rank never outlives rank 0 (it would wait in a collective forever)
+      if (getppid() == 1) _exit(3);
       close(fds[1]);
       for (int fd : to_children) close(fd);
       rank = r, from_parent = fds[0], to_children.clear(), children.clear();
@@ -266,6 +274,29 @@ int run_tp_bench(const TpBenchOptions& o, std::ostream& out, std::ostream& err) 
     close(from_parent);
     if (!got) _exit(3);
   }
+  // Rank 0 watches the others: one that fails while the run goes on would
+  // leave every collective waiting for it, so the run stops instead.
+  std::atomic<bool> finished{false};
+  std::vector<int> statuses(children.size(), -1);
+  std::thread watchdog;
+  if (rank == 0) {
+    watchdog = std::thread([&] {
+      for (size_t left = children.size(); left > 0;) {
+        for (size_t i = 0; i < children.size(); ++i) {
+          int st = 0;
+          if (statuses[i] >= 0 || waitpid(children[i], &st, WNOHANG) != children[i]) continue;
+          statuses[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+          --left;
+          if (statuses[i] != 0 && !finished) {
+            std::fprintf(stderr, "error: rank %zu failed (status %d): stopping every rank\n", i + 1, statuses[i]);
+            for (pid_t pid : children) kill(pid, SIGKILL);
+            _exit(1);
+          }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
   int status = 0;
   std::ostringstream quiet;
   try {
@@ -278,9 +309,13 @@ int run_tp_bench(const TpBenchOptions& o, std::ostream& out, std::ostream& err) 
     err.flush();
     _exit(status);
   }
-  for (pid_t pid : children) {
-    int child = 0;
-    if (waitpid(pid, &child, 0) < 0 || !WIFEXITED(child) || WEXITSTATUS(child) != 0) status = status ? status : 1;
+  finished = true;
+  if (status != 0) {
+    for (pid_t pid : children) kill(pid, SIGKILL);  // they may be waiting for rank 0 in a collective
+  }
+  watchdog.join();
+  for (int s : statuses) {
+    if (s != 0 && status == 0) status = 1;
   }
   return status;
 }
