@@ -370,3 +370,45 @@ TEST(Heuristic, SmallOutputsWithDeepKSplitOnTensorCores) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Heuristic, TileSplitOnStepsNineAndTen) {
+  using namespace tessel;
+  for (const char* name : {"mma_bf16_64x64", "mma_tf32_128x128", "wmma_bf16_128x128_any"}) {
+    const KernelEntry* e = find_entry(name);
+    ASSERT_NE(e, nullptr) << name;
+    const DType ab = e->info.precisions[0].ab;
+    const impl::LaunchPlan deep = make_plan(*e, call(ab, DType::kF32, 64, 64, 1 << 20), 132);
+    EXPECT_GT(deep.splits, 1) << name;
+    EXPECT_LE(deep.k_per_split, impl::kMaxChainDepth) << name;
+    EXPECT_EQ(deep.k_per_split % e->k_slice, 0) << name;
+    EXPECT_LT((deep.splits - 1) * deep.k_per_split, int64_t(1) << 20) << name;
+    EXPECT_TRUE(deep.parts_to_workspace) << name;
+    EXPECT_EQ(deep.part_rows, 64) << name;
+    EXPECT_EQ(make_plan(*e, call(ab, DType::kF32, 4096, 4096, 4096), 132).splits, 1) << name;  // tiles fill the GPU
+    EXPECT_EQ(make_plan(*e, call(ab, DType::kF32, 64, 64, 128), 132).splits, 1) << name;  // the sum would cost more
+  }
+}
+
+TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
+  using namespace tessel;
+  for (const char* name : {"gemv_16x32", "gemv_bf16_16x32"}) {
+    const KernelEntry* e = find_entry(name);
+    ASSERT_NE(e, nullptr) << name;
+    const DType ab = e->info.precisions[0].ab;
+    for (int64_t m : {1, 16}) {
+      GemmArgs a = call(ab, ab, m, 4096, 4096);  // NT: 128 blocks of columns for 132 SMs
+      const impl::LaunchPlan p = make_plan(*e, a, 132);
+      EXPECT_GT(p.splits, 1) << name;
+      EXPECT_EQ(p.k_per_split % impl::kSmallMChunkK, 0) << name;
+      EXPECT_LT((p.splits - 1) * p.k_per_split, a.k) << name;
+      EXPECT_EQ(p.parts_bytes, size_t(p.splits * m * impl::flipped_ld(4096)) * sizeof(float)) << name;
+      EXPECT_GE(p.workspace_bytes(), p.parts_bytes) << name;
+    }
+    EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 4096, 256), 132).splits, 1) << name;       // one chunk of k
+    EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 1 << 17, 4096), 132).splits, 1) << name;  // columns enough
+  }
+}
+
+}  // namespace
