@@ -1,0 +1,118 @@
+#include "harness/device_data.hpp"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "harness/gpu.hpp"
+
+namespace tessel::harness {
+namespace {
+
+__device__ __forceinline__ uint64_t mix(uint64_t z) {  // splitmix64's output function
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+
+__device__ __forceinline__ double to_double(float x) { return x; }
+__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
+__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <class T>
+__global__ void fill_kernel(T* p, size_t count, uint64_t seed) {
+  const uint64_t base = mix(seed + 0x2545F4914F6CDD1Dull);
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    const uint64_t z = mix(base + (i + 1) * 0x9E3779B97F4A7C15ull);  // top 24 bits -> [0, 1) -> [-1, 1)
+    p[i] = from_float<T>(float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0));
+  }
+}
+
+struct Sums {
+  double diff2, ref2;
+  unsigned long long nonfinite;
+};
+
+// Per block: sums over a grid-stride walk of the m x n elements, reduced in
+// shared memory, then added to the totals (one atomic per block and sum).
+template <class T>
+__global__ void compare_kernel(const T* D, const T* R, int64_t m, int64_t n, int64_t ld, Sums* total) {
+  __shared__ double diff_s[256], ref_s[256];
+  __shared__ unsigned long long bad_s[256];
+  double diff2 = 0, ref2 = 0;
+  unsigned long long bad = 0;
+  const int64_t count = m * n;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t i = e / n, j = e % n;
+    const double d = to_double(D[i * ld + j]), r = to_double(R[i * ld + j]);
+    if (!isfinite(d) && isfinite(r)) ++bad;
+    diff2 += (d - r) * (d - r);
+    ref2 += r * r;
+  }
+  diff_s[threadIdx.x] = diff2, ref_s[threadIdx.x] = ref2, bad_s[threadIdx.x] = bad;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s /= 2) {
+    if (int(threadIdx.x) < s) {
+      diff_s[threadIdx.x] += diff_s[threadIdx.x + s];
+      ref_s[threadIdx.x] += ref_s[threadIdx.x + s];
+      bad_s[threadIdx.x] += bad_s[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(&total->diff2, diff_s[0]);
+    atomicAdd(&total->ref2, ref_s[0]);
+    atomicAdd(&total->nonfinite, bad_s[0]);
+  }
+}
+
+template <class F>
+void with_type(DType t, F&& f) {
+  switch (t) {
+    case DType::kF32: f(float{}); return;
+    case DType::kF16: f(__half{}); return;
+    case DType::kBF16: f(__nv_bfloat16{}); return;
+  }
+}
+
+}  // namespace
+
+void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream) {
+  if (count == 0) return;
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 65536));
+    fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(p), count, seed);
+  });
+  check_cuda(cudaGetLastError(), "fill_device");
+}
+
+Comparison compare_device(const void* D, const void* R, int64_t m, int64_t n, int64_t ld, DType type) {
+  Comparison c;
+  if (m <= 0 || n <= 0) return c;
+  DeviceBuffer<Sums> total(1);
+  check_cuda(cudaMemset(total.get(), 0, sizeof(Sums)), "cudaMemset");
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const unsigned blocks = unsigned(std::min<int64_t>((m * n + 255) / 256, 4096));
+    compare_kernel<T><<<blocks, 256>>>(static_cast<const T*>(D), static_cast<const T*>(R), m, n, ld, total.get());
+  });
+  check_cuda(cudaGetLastError(), "compare_device");
+  Sums s{};
+  check_cuda(cudaMemcpy(&s, total.get(), sizeof s, cudaMemcpyDeviceToHost), "compare_device result");
+  c.diff2 = s.diff2, c.ref2 = s.ref2, c.nonfinite = int64_t(s.nonfinite);
+  c.rel_err = s.ref2 > 0 ? std::sqrt(s.diff2 / s.ref2) : std::sqrt(s.diff2);
+  return c;
+}
+
+}  // namespace tessel::harness

@@ -1,0 +1,23 @@
+// The benchmark's operands made and checked on the GPU: at the sizes of the
+// shape suites (8192 x 28672 and up) filling, uploading and comparing on the
+// host took seconds a row, longer than the timing itself.
+#pragma once
+
+#include <tessel/tessel.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "harness/verify.hpp"
+
+namespace tessel::harness {
+
+// `count` elements of `type` at p: uniform in [-1, 1), from a hash of (seed,
+// index), rounded once to the type (different seeds: unrelated values).
+void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
+
+// compare() on device arrays: D against R over the m x n elements (leading
+// dimension ld) of `type`; waits for the result.
+Comparison compare_device(const void* D, const void* R, int64_t m, int64_t n, int64_t ld, DType type);
+
+}  // namespace tessel::harness
