@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/context.hpp"
 #include "tp/chunks.hpp"
 
 namespace tessel::tp {
@@ -51,14 +52,17 @@ bool nccl_type(DType t, ncclDataType_t* out) {
   return false;
 }
 
-// The communicator's stream of this host thread on the current device (never destroyed).
+// The communicator's stream of this host thread in the current context
+// (kept for the context's life: a context that cudaDeviceReset() destroyed
+// has a new id, so its streams are never reused).
 Status comm_stream(cudaStream_t* out) {
   static std::mutex mutex;
-  static std::map<std::pair<int, std::thread::id>, cudaStream_t> streams;
-  int device = 0;
-  TESSEL_TP_CUDA(cudaGetDevice(&device));
+  static std::map<std::pair<uint64_t, std::thread::id>, cudaStream_t> streams;
+  TESSEL_TP_CUDA(cudaFree(nullptr));  // the context exists
+  uint64_t context = 0;
+  TESSEL_TP_CUDA(impl::current_context(&context));
   std::lock_guard<std::mutex> lock(mutex);
-  cudaStream_t& s = streams[{device, std::this_thread::get_id()}];
+  cudaStream_t& s = streams[{context, std::this_thread::get_id()}];
   if (s == nullptr) TESSEL_TP_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   *out = s;
   return {};
