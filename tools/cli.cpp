@@ -302,20 +302,21 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
                      b.options.repeat);
   Cublas cublas;
   std::vector<BenchRow> rows;
+  // Rows printed and written as they are measured: a run cut short keeps what it measured.
+  constexpr size_t kLabelWidth = 44;
+  out << bench_header(kLabelWidth) << std::flush;
+  if (csv.is_open()) csv << kCsvHeader << '\n' << std::flush;
+  const auto on_row = [&](const BenchRow& r) {
+    out << bench_line(r, kLabelWidth) << std::flush;
+    if (csv.is_open()) csv << csv_row(r) << std::flush;
+  };
   for (size_t first = 0; first < b.jobs.size();) {  // one run_bench per precision (jobs come grouped)
     BenchOptions o = b.options;
     o.precision = b.jobs[first].precision;
     o.kernels.clear();
     for (; first < b.jobs.size() && b.jobs[first].precision == o.precision; ++first) o.kernels.push_back(b.jobs[first].kernel);
-    const std::vector<BenchRow> part = run_bench(cublas, o, terminal_progress(err));
+    const std::vector<BenchRow> part = run_bench(cublas, o, terminal_progress(err), on_row);
     rows.insert(rows.end(), part.begin(), part.end());
-    // Each precision's rows as soon as they are measured: a run cut short keeps what it measured.
-    out << bench_table(part) << std::flush;
-    if (csv.is_open()) {
-      csv.close(), csv.open(b.csv, std::ios::trunc);
-      write_csv(csv, rows);
-      csv.flush();
-    }
   }
   if (!b.suite.empty()) print_suite_summary(b.suite, rows, out);
   if (json.is_open()) json << bench_json(run, rows).dump(2) << '\n';

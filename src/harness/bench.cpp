@@ -76,7 +76,8 @@ std::vector<SuiteCase> bench_calls(const BenchOptions& o) {
   return calls;
 }
 
-std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress) {
+std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress,
+                                const std::function<void(const BenchRow&)>& on_row) {
   const GpuInfo gpu = query_gpu();
   DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
   const std::vector<SuiteCase> calls = bench_calls(o);
@@ -116,6 +117,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         row.status = status, row.note = std::move(note);
         row.ref_ms = *alone, row.ref_tflops = tflops(shape.m, shape.n, shape.k, alone->median);
         rows.push_back(std::move(row));
+        if (on_row) on_row(rows.back());
       };
 
       for (const std::string& kernel : o.kernels) {
@@ -154,6 +156,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         row.ref_tflops = tflops(shape.m, shape.n, shape.k, row.ref_ms.median);
         row.ratio = row.ref_tflops > 0 ? row.tflops / row.ref_tflops : 0;
         rows.push_back(std::move(row));
+        if (on_row) on_row(rows.back());
       }
     }
   }

@@ -51,7 +51,9 @@ using Progress = std::function<void(size_t done, size_t total, const std::string
 // The calls the options ask for: their cases, else every shape with every op pair.
 std::vector<SuiteCase> bench_calls(const BenchOptions& o);
 
-std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {});
+// on_row: called with each row as soon as it is measured.
+std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {},
+                                const std::function<void(const BenchRow&)>& on_row = {});
 
 // A suite's verdict per kernel and precision: the geometric mean of the
 // rows' ratios to cuBLAS and the worst row (rows that did not run or failed

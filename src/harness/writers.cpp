@@ -27,15 +27,16 @@ std::string utc_now_iso() {
   return buf;
 }
 
+std::string csv_row(const BenchRow& r) {
+  return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{}\n",
+                     csv_field(r.kernel), r.dtype, op_char(r.ops.first), op_char(r.ops.second), r.shape.m, r.shape.n,
+                     r.shape.k, r.status, r.ms.median, r.ms.min, r.ms.max, r.ms.count, r.tflops, r.ref_ms.median,
+                     r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note), r.ran, csv_field(r.suite));
+}
+
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
   out << kCsvHeader << '\n';
-  for (const BenchRow& r : rows) {
-    out << fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{}\n",
-                       csv_field(r.kernel), r.dtype, op_char(r.ops.first), op_char(r.ops.second), r.shape.m,
-                       r.shape.n, r.shape.k, r.status, r.ms.median, r.ms.min, r.ms.max, r.ms.count, r.tflops,
-                       r.ref_ms.median, r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note), r.ran,
-                       csv_field(r.suite));
-  }
+  for (const BenchRow& r : rows) out << csv_row(r);
 }
 
 nlohmann::json to_json(const GpuInfo& g) {
@@ -130,22 +131,30 @@ std::string kernels_markdown(const std::vector<KernelInfo>& kernels) {
   return s;
 }
 
+namespace {
+// "auto" rows name the kernel auto-dispatch ran: "auto:pipelined_128x256".
+std::string label(const BenchRow& r) { return r.ran.empty() ? r.kernel : r.kernel + ":" + r.ran; }
+}  // namespace
+
+std::string bench_header(size_t w) {
+  return fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12} {:>9}  {}\n", "kernel", w, "op", "m x n x k", "median ms",
+                     "TFLOP/s", "cuBLAS TF/s", "% cuBLAS", "status");
+}
+
+std::string bench_line(const BenchRow& r, size_t w) {
+  if (r.status == "ok") {
+    return fmt::format("{:<{}} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", label(r), w,
+                       to_string(r.ops), to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
+  }
+  return fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", label(r), w, to_string(r.ops),
+                     to_string(r.shape), "-", "-", r.ref_tflops, "-", r.status, r.note);
+}
+
 std::string bench_table(const std::vector<BenchRow>& rows) {
-  // "auto" rows name the kernel auto-dispatch ran: "auto:pipelined_128x256".
-  auto label = [](const BenchRow& r) { return r.ran.empty() ? r.kernel : r.kernel + ":" + r.ran; };
   size_t w = 12;
   for (const BenchRow& r : rows) w = std::max(w, label(r).size());
-  std::string s = fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12} {:>9}  {}\n", "kernel", w, "op", "m x n x k",
-                              "median ms", "TFLOP/s", "cuBLAS TF/s", "% cuBLAS", "status");
-  for (const BenchRow& r : rows) {
-    if (r.status == "ok") {
-      s += fmt::format("{:<{}} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", label(r), w,
-                       to_string(r.ops), to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
-    } else {
-      s += fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", label(r), w, to_string(r.ops),
-                       to_string(r.shape), "-", "-", r.ref_tflops, "-", r.status, r.note);
-    }
-  }
+  std::string s = bench_header(w);
+  for (const BenchRow& r : rows) s += bench_line(r, w);
   return s;
 }
 

@@ -25,6 +25,7 @@ std::string utc_now_iso();
 inline constexpr const char* kCsvHeader =
     "kernel,dtype,opA,opB,m,n,k,status,median_ms,min_ms,max_ms,runs,tflops,ref_median_ms,ref_tflops,ratio,rel_err,note,ran,suite";
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);
+std::string csv_row(const BenchRow& row);  // one line of write_csv's
 
 nlohmann::json to_json(const GpuInfo& gpu);
 nlohmann::json to_json(const BenchRow& row);
@@ -36,5 +37,8 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
 // `tessel list --markdown`: the ladder as README's table.
 std::string kernels_markdown(const std::vector<KernelInfo>& kernels);
 std::string bench_table(const std::vector<BenchRow>& rows);
+// bench_table's header and one of its lines, with the kernel column `width` wide (rows printed as they come).
+std::string bench_header(size_t width);
+std::string bench_line(const BenchRow& row, size_t width);
 
 }  // namespace tessel::harness
