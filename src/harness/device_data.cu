@@ -1,10 +1,9 @@
 #include "harness/device_data.hpp"
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-
+#include <algorithm>
 #include <cmath>
 
+#include "device/types.cuh"
 #include "harness/gpu.hpp"
 
 namespace tessel::harness {
@@ -17,24 +16,11 @@ __device__ __forceinline__ uint64_t mix(uint64_t z) {  // splitmix64's output fu
 }
 
 template <class T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-
-__device__ __forceinline__ double to_double(float x) { return x; }
-__device__ __forceinline__ double to_double(__half x) { return __half2float(x); }
-__device__ __forceinline__ double to_double(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
 __global__ void fill_kernel(T* p, size_t count, uint64_t seed) {
   const uint64_t base = mix(seed + 0x2545F4914F6CDD1Dull);
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
     const uint64_t z = mix(base + (i + 1) * 0x9E3779B97F4A7C15ull);  // top 24 bits -> [0, 1) -> [-1, 1)
-    p[i] = from_float<T>(float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0));
+    p[i] = device::from_float<T>(float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0));
   }
 }
 
@@ -54,7 +40,7 @@ __global__ void compare_kernel(const T* D, const T* R, int64_t m, int64_t n, int
   const int64_t count = m * n;
   for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x) {
     const int64_t i = e / n, j = e % n;
-    const double d = to_double(D[i * ld + j]), r = to_double(R[i * ld + j]);
+    const double d = device::to_float(D[i * ld + j]), r = device::to_float(R[i * ld + j]);
     if (!isfinite(d) && isfinite(r)) ++bad;
     diff2 += (d - r) * (d - r);
     ref2 += r * r;
@@ -76,20 +62,11 @@ __global__ void compare_kernel(const T* D, const T* R, int64_t m, int64_t n, int
   }
 }
 
-template <class F>
-void with_type(DType t, F&& f) {
-  switch (t) {
-    case DType::kF32: f(float{}); return;
-    case DType::kF16: f(__half{}); return;
-    case DType::kBF16: f(__nv_bfloat16{}); return;
-  }
-}
-
 }  // namespace
 
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream) {
   if (count == 0) return;
-  with_type(type, [&](auto t) {
+  device::with_type(type, [&](auto t) {
     using T = decltype(t);
     const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 65536));
     fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(p), count, seed);
@@ -102,7 +79,7 @@ Comparison compare_device(const void* D, const void* R, int64_t m, int64_t n, in
   if (m <= 0 || n <= 0) return c;
   DeviceBuffer<Sums> total(1);
   check_cuda(cudaMemset(total.get(), 0, sizeof(Sums)), "cudaMemset");
-  with_type(type, [&](auto t) {
+  device::with_type(type, [&](auto t) {
     using T = decltype(t);
     const unsigned blocks = unsigned(std::min<int64_t>((m * n + 255) / 256, 4096));
     compare_kernel<T><<<blocks, 256>>>(static_cast<const T*>(D), static_cast<const T*>(R), m, n, ld, total.get());
