@@ -162,8 +162,12 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
       }
     }
   }
-  for (int i = 0; i < MT && i < p.m; ++i)
-    for (int e = 0; e < valid; ++e) store_c(p, i, j0 + e, acc[i][e]);
+#pragma unroll
+  for (int i = 0; i < MT; ++i)
+#pragma unroll
+    for (int e = 0; e < V; ++e) {  // fixed indices: acc stays in registers
+      if (i < p.m && e < valid) store_c(p, i, j0 + e, acc[i][e]);
+    }
 }
 
 }  // namespace
