@@ -431,6 +431,17 @@ Status with_chosen(const GemmArgs& args, F&& then) {
   return then(e, d);
 }
 
+// A call on the chosen kernel; where tessel's own scratch memory could not
+// be had, once more on a kernel that needs none (with an allocator or a
+// workspace, own memory is never asked for).
+Status run_chosen(const KernelEntry* e, const GemmArgs& args, const Device& d, cudaStream_t stream,
+                  const WorkspaceAllocator* allocate) {
+  bool no_room = false;
+  Status s = launch(*e, args, d, stream, &no_room, allocate);
+  if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);
+  return s;
+}
+
 // The scratch memory entry e's plan for args needs.
 Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes) {
   if (!multiplies(args)) return {};
@@ -442,9 +453,7 @@ Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, s
 }  // namespace
 
 Status run_kernel(std::string_view kernel, const GemmArgs& args, cudaStream_t stream) {
-  return guarded([&] {
-    return with_named(kernel, args, [&](const KernelEntry* e, const Device& d) { return launch(*e, args, d, stream); });
-  });
+  return run_kernel(kernel, args, stream, nullptr);
 }
 
 Status select_kernel(const GemmArgs& args, std::string* name) {
@@ -460,21 +469,12 @@ Status select_kernel(const GemmArgs& args, std::string* name) {
   });
 }
 
-Status gemm(const GemmArgs& args, cudaStream_t stream) {
-  return guarded([&] {
-    return with_chosen(args, [&](const KernelEntry* e, const Device& d) {
-      bool no_room = false;
-      Status s = launch(*e, args, d, stream, &no_room);
-      if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);  // a kernel that needs none
-      return s;
-    });
-  });
-}
+Status gemm(const GemmArgs& args, cudaStream_t stream) { return gemm(args, stream, nullptr); }
 
 Status gemm(const GemmArgs& args, cudaStream_t stream, const WorkspaceAllocator& allocate) {
   return guarded([&] {
     return with_chosen(args, [&](const KernelEntry* e, const Device& d) {
-      return launch(*e, args, d, stream, nullptr, &allocate);
+      return run_chosen(e, args, d, stream, &allocate);
     });
   });
 }

@@ -48,6 +48,16 @@ size_t parts_bytes(int64_t splits, int64_t rows, int64_t n) {
   return size_t(splits) * size_t(rows) * size_t(impl::flipped_ld(n)) * sizeof(float);
 }
 
+// Sets the plan's split-k: k cut into parts `depth` deep (the last shorter),
+// each part's FP32 results `rows` rows of the workspace, summed in order.
+void take_parts(LaunchPlan* p, int64_t k, int64_t depth, int64_t rows, int64_t n) {
+  p->k_per_split = depth;
+  p->splits = ceil_div(k, depth);
+  p->part_rows = rows;
+  p->parts_to_workspace = true;
+  p->parts_bytes = parts_bytes(p->splits, rows, n);
+}
+
 // Split-k on a persistent kernel: k cut into parts of whole slices, each
 // (unit, part) a work item, so that few units still fill the clusters; the
 // parts go to the workspace (rows in whole units) and are summed in order.
@@ -68,12 +78,7 @@ void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k
     const int64_t bounded = std::min(parts, deep), best_bounded = std::min(best, deep);
     if (bounded > best_bounded || (bounded == best_bounded && t < *time)) best = parts, *time = t;
   }
-  if (best == 1) return;
-  p->k_per_split = ceil_div(slices, best) * e.k_slice;
-  p->splits = ceil_div(k, p->k_per_split);
-  p->part_rows = rows;
-  p->parts_to_workspace = true;
-  p->parts_bytes = parts_bytes(p->splits, rows, n);
+  if (best > 1) take_parts(p, k, ceil_div(slices, best) * e.k_slice, rows, n);
 }
 
 // Split-k on a grid of tiles (steps 09, 10): the count that fills the SMs
@@ -93,11 +98,7 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   const int64_t split_time =
       impl::busiest_sm_blocks(tiles * parts, sms, 1) * (depth + impl::kSplitPartCost) + impl::kTensorPartsSumCost;
   if (parts <= 1 || (deep <= 1 && split_time >= whole_time)) return;
-  p->k_per_split = depth;
-  p->splits = parts;
-  p->part_rows = m;
-  p->parts_to_workspace = true;
-  p->parts_bytes = parts_bytes(p->splits, m, n);
+  take_parts(p, k, depth, m, n);
 }
 
 // Step 16: k split into whole staged chunks until the columns' blocks times
@@ -113,10 +114,8 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
   splits = std::min(splits, std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, a.m, a.n))));
   if (splits <= 1) return p;
-  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice), parts = ceil_div(a.k, depth);
-  if (parts <= 1) return p;
-  p.k_per_split = depth, p.splits = parts, p.part_rows = a.m;
-  p.parts_to_workspace = true, p.parts_bytes = parts_bytes(parts, a.m, a.n);
+  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
+  if (ceil_div(a.k, depth) > 1) take_parts(&p, a.k, depth, a.m, a.n);
   return p;
 }
 
