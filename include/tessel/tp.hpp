@@ -57,6 +57,9 @@ struct GemmReduceScatter : ShardedGemm {
 Status all_gather_gemm(const AllGatherGemm& call, ncclComm_t comm, cudaStream_t stream = nullptr);
 Status gemm_reduce_scatter(const GemmReduceScatter& call, ncclComm_t comm, cudaStream_t stream = nullptr);
 
+// The NCCL element type of a tessel element type.
+ncclDataType_t nccl_type(DType type);
+
 // Scratch bytes a call needs on `ranks` ranks.
 size_t workspace_size(const AllGatherGemm& call, int ranks);
 size_t workspace_size(const GemmReduceScatter& call, int ranks);

@@ -88,7 +88,7 @@ Comparison compare_device(const void* D, const void* R, int64_t m, int64_t n, in
   Sums s{};
   check_cuda(cudaMemcpy(&s, total.get(), sizeof s, cudaMemcpyDeviceToHost), "compare_device result");
   c.diff2 = s.diff2, c.ref2 = s.ref2, c.nonfinite = int64_t(s.nonfinite);
-  c.rel_err = s.ref2 > 0 ? std::sqrt(s.diff2 / s.ref2) : std::sqrt(s.diff2);
+  c.rel_err = relative(s.diff2, s.ref2);
   return c;
 }
 

@@ -20,10 +20,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "harness/device_data.hpp"
 #include "harness/gpu.hpp"
-#include "harness/reference.hpp"
 #include "harness/stats.hpp"
-#include "harness/typed.hpp"
 #include "harness/verify.hpp"
 
 namespace tessel::harness {
@@ -36,32 +35,14 @@ void check_status(const Status& s) {
   if (!s.ok()) throw std::runtime_error(s.message());
 }
 
-ncclDataType_t nccl_type(DType t) {
-  return t == DType::kF32 ? ncclFloat32 : t == DType::kF16 ? ncclFloat16 : ncclBfloat16;
-}
-
 // A device array of `count` elements of `type`, random in [-1, 1) (seeded per rank).
 struct Operand {
   DeviceBuffer<uint8_t> bytes;
   Operand(int64_t count, DType type, uint64_t seed) : bytes(size_t(count) * size_of(type)) {
-    std::vector<float> v(static_cast<size_t>(count));
-    fill_random(v, seed);
-    const std::vector<uint8_t> e = encode(v, type);
-    check_cuda(cudaMemcpy(bytes.get(), e.data(), e.size(), cudaMemcpyHostToDevice), "upload");
+    fill_device(bytes.get(), type, size_t(count), seed);
   }
   void* get() const { return bytes.get(); }
 };
-
-// ||x - y|| / ||y|| over two device arrays of `type`.
-double relative_error(const void* x, const void* y, int64_t count, DType type) {
-  std::vector<uint8_t> hx(size_t(count) * size_of(type)), hy(hx.size());
-  check_cuda(cudaMemcpy(hx.data(), x, hx.size(), cudaMemcpyDeviceToHost), "download");
-  check_cuda(cudaMemcpy(hy.data(), y, hy.size(), cudaMemcpyDeviceToHost), "download");
-  const std::vector<float> fx = decode(hx, type), fy = decode(hy, type);
-  double d2 = 0, r2 = 0;
-  for (size_t i = 0; i < fx.size(); ++i) d2 += (double(fx[i]) - fy[i]) * (double(fx[i]) - fy[i]), r2 += double(fy[i]) * fy[i];
-  return r2 > 0 ? std::sqrt(d2 / r2) : std::sqrt(d2);
-}
 
 struct Row {
   std::string pattern;
@@ -139,7 +120,7 @@ class Rank {
     DeviceBuffer<uint8_t> ws(std::max<size_t>(1, tp::workspace_size(call, o_.ranks)));
     call.workspace = ws.get(), call.workspace_bytes = ws.size();
     auto gather = [&] {
-      check_nccl(ncclAllGather(A.get(), gathered.get(), size_t(m_local * k), nccl_type(ab), comm_, stream_),
+      check_nccl(ncclAllGather(A.get(), gathered.get(), size_t(m_local * k), tp::nccl_type(ab), comm_, stream_),
                  "ncclAllGather");
     };
     const GemmArgs whole = gemm_nt(s.m, n_local, k, gathered.get(), B.get(), seq.get());
@@ -151,7 +132,7 @@ class Rank {
     });
     gather(), cublas_.gemm(whole, stream_);
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    const double error = relative_error(over.get(), seq.get(), s.m * n_local, ct);
+    const double error = compare_device(over.get(), seq.get(), 1, s.m * n_local, s.m * n_local, ct).rel_err;
     return {"all-gather + GEMM", s, t[0], t[1], t[2], t[3], max_over_ranks(error)};
   }
 
@@ -170,7 +151,7 @@ class Rank {
     call.workspace = ws.get(), call.workspace_bytes = ws.size();
     const GemmArgs local = gemm_nt(s.m, s.n, k_local, A.get(), B.get(), partial.get());
     auto scatter = [&] {
-      check_nccl(ncclReduceScatter(partial.get(), seq.get(), size_t(m_part * s.n), nccl_type(ct), ncclSum, comm_,
+      check_nccl(ncclReduceScatter(partial.get(), seq.get(), size_t(m_part * s.n), tp::nccl_type(ct), ncclSum, comm_,
                                    stream_),
                  "ncclReduceScatter");
     };
@@ -182,7 +163,7 @@ class Rank {
     });
     cublas_.gemm(local, stream_), scatter();
     check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    const double error = relative_error(over.get(), seq.get(), m_part * s.n, ct);
+    const double error = compare_device(over.get(), seq.get(), 1, m_part * s.n, m_part * s.n, ct).rel_err;
     return {"GEMM + reduce-scatter", s, t[0], t[1], t[2], t[3], max_over_ranks(error)};
   }
 

@@ -77,9 +77,9 @@ CaseArrays& case_arrays() {
   return arrays;
 }
 
-double relative(double diff2, double ref2) { return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2); }
-
 }  // namespace
+
+double relative(double diff2, double ref2) { return ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2); }
 
 Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int64_t m, int64_t n, int64_t ld) {
   Comparison c;
@@ -196,9 +196,13 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   // fp64 reference: every element of small cases, a fixed sample plus the corners of large ones
   // (fewer samples where k is very deep: at most 4 kFullFp64Macs multiply-adds, at least 16 points).
   std::vector<std::pair<int64_t, int64_t>> points;
-  if (m * n * std::max<int64_t>(k, 1) <= kFullFp64Macs) {
+  auto every_element = [&] {
+    points.clear();
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) points.emplace_back(i, j);
+  };
+  if (m * n * std::max<int64_t>(k, 1) <= kFullFp64Macs) {
+    every_element();
   } else {
     points = {{0, 0}, {0, n - 1}, {m - 1, 0}, {m - 1, n - 1}};
     std::mt19937_64 gen(c.seed);
@@ -234,9 +238,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   // vouch for the elements not sampled: every element is checked against fp64.
   r.cublas_off = !(r.cublas_vs_fp64 <= r.tolerance) && r.err_vs_fp64 <= r.tolerance;
   if (r.cublas_off && int64_t(points.size()) < m * n && m * n * k <= kRecheckFp64Macs) {
-    points.clear();
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) points.emplace_back(i, j);
+    every_element();
     check(points);
   }
   // Over all m x n elements, the scale as estimated from the points.

@@ -69,5 +69,7 @@ struct Comparison {
   int64_t nonfinite = 0;  // NaN/Inf in D where R is finite
 };
 Comparison compare(const std::vector<float>& D, const std::vector<float>& R, int64_t m, int64_t n, int64_t ld);
+// sqrt(diff2 / ref2): a relative norm error from squared norms (the absolute one where ref2 is 0).
+double relative(double diff2, double ref2);
 
 }  // namespace tessel::harness

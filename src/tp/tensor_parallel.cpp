@@ -43,15 +43,6 @@ Status nccl_failed(ncclResult_t r, const char* where) {
     }                                                           \
   } while (0)
 
-bool nccl_type(DType t, ncclDataType_t* out) {
-  switch (t) {
-    case DType::kF32: *out = ncclFloat32; return true;
-    case DType::kF16: *out = ncclFloat16; return true;
-    case DType::kBF16: *out = ncclBfloat16; return true;
-  }
-  return false;
-}
-
 // The communicator's stream of this host thread in the current context
 // (kept for the context's life: a context that cudaDeviceReset() destroyed
 // has a new id, so its streams are never reused).
@@ -143,10 +134,8 @@ GemmArgs gemm_of(Precision p, int64_t rows, int64_t n, int64_t k, float alpha, f
   return g;
 }
 
-Status check_common(Precision p, int64_t rows, int64_t n, int64_t k, const void* A, int64_t lda, const void* B,
+Status check_common(int64_t rows, int64_t n, int64_t k, const void* A, int64_t lda, const void* B,
                     int64_t ldb, Op opB, const void* C, int64_t ldc) {
-  ncclDataType_t t;
-  if (!nccl_type(p.ab, &t) || !nccl_type(p.c, &t)) return invalid("precision " + to_string(p) + " has no NCCL type");
   if (rows < 0 || n < 0 || k < 0) return invalid("sizes must not be negative");
   if (lda < std::max<int64_t>(k, 1)) return invalid("lda must be at least k");
   if (ldb < std::max<int64_t>(opB == Op::N ? n : k, 1)) return invalid("ldb is smaller than op(B)'s stored rows");
@@ -158,6 +147,15 @@ Status check_common(Precision p, int64_t rows, int64_t n, int64_t k, const void*
 }
 
 }  // namespace
+
+ncclDataType_t nccl_type(DType type) {
+  switch (type) {
+    case DType::kF16: return ncclFloat16;
+    case DType::kBF16: return ncclBfloat16;
+    case DType::kF32: break;
+  }
+  return ncclFloat32;
+}
 
 size_t workspace_size(const AllGatherGemm& c, int ranks) {
   if (ranks <= 1) return 0;
@@ -172,11 +170,10 @@ size_t workspace_size(const GemmReduceScatter& c, int ranks) {
 Status all_gather_gemm(const AllGatherGemm& c, ncclComm_t comm, cudaStream_t stream) {
   int ranks = 0, rank = 0;
   if (Status s = ranks_of(comm, &ranks, &rank); !s.ok()) return s;
-  if (Status s = check_common(c.precision, c.m_local, c.n, c.k, c.A, c.lda, c.B, c.ldb, c.opB, c.C, c.ldc); !s.ok()) {
+  if (Status s = check_common(c.m_local, c.n, c.k, c.A, c.lda, c.B, c.ldb, c.opB, c.C, c.ldc); !s.ok()) {
     return s;
   }
-  ncclDataType_t type;
-  nccl_type(c.precision.ab, &type);
+  const ncclDataType_t type = nccl_type(c.precision.ab);
   const DType ab = c.precision.ab, ct = c.precision.c;
   auto rows_gemm = [&](int64_t rows, const void* A, int64_t lda, int64_t c_row) {
     return gemm(gemm_of(c.precision, rows, c.n, c.k, c.alpha, c.beta, A, lda, c.B, c.ldb, c.opB,
@@ -228,12 +225,11 @@ Status all_gather_gemm(const AllGatherGemm& c, ncclComm_t comm, cudaStream_t str
 Status gemm_reduce_scatter(const GemmReduceScatter& c, ncclComm_t comm, cudaStream_t stream) {
   int ranks = 0, rank = 0;
   if (Status s = ranks_of(comm, &ranks, &rank); !s.ok()) return s;
-  if (Status s = check_common(c.precision, c.m, c.n, c.k_local, c.A, c.lda, c.B, c.ldb, c.opB, c.C, c.ldc); !s.ok()) {
+  if (Status s = check_common(c.m, c.n, c.k_local, c.A, c.lda, c.B, c.ldb, c.opB, c.C, c.ldc); !s.ok()) {
     return s;
   }
   if (c.m % ranks != 0) return invalid("m must be a multiple of the ranks (" + std::to_string(ranks) + ")");
-  ncclDataType_t type;
-  nccl_type(c.precision.c, &type);
+  const ncclDataType_t type = nccl_type(c.precision.c);
   const DType ab = c.precision.ab, ct = c.precision.c;
   const int64_t part = c.m / ranks;  // rows of C per rank
   auto rows_gemm = [&](int64_t rows, int64_t a_row, void* C, int64_t ldc) {
