@@ -152,6 +152,11 @@ class OnDevice {
   bool restore_ = false;
 };
 
+// Whether array x is on CUDA device `device`.
+bool on_gpu(const nb::ndarray<>& x, int device) {
+  return x.device_type() == nb::device::cuda::value && int(x.device_id()) == device;
+}
+
 // The call, with scratch memory from `workspace` or, where the call needs
 // some, from allocate(bytes) (asked by tessel once it has chosen the kernel);
 // the GIL released while tessel plans and enqueues.
@@ -159,9 +164,7 @@ void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::o
          const std::optional<nb::callable>& allocate, int device) {
   const bool named = !kernel.empty() && kernel != "auto";
   if (workspace) {
-    if (workspace->device_type() != nb::device::cuda::value || int(workspace->device_id()) != device) {
-      throw nb::value_error("the workspace must be on the arrays' GPU");
-    }
+    if (!on_gpu(*workspace, device)) throw nb::value_error("the workspace must be on the arrays' GPU");
     g.workspace = workspace->data(), g.workspace_bytes = workspace->nbytes();
   }
   nb::object keep;  // the allocated workspace, alive until the call is enqueued (released with the GIL held)
@@ -170,7 +173,7 @@ void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::o
     try {
       keep = (*allocate)(bytes);
       const auto array = nb::cast<nb::ndarray<>>(keep);
-      if (array.device_type() != nb::device::cuda::value || int(array.device_id()) != device || array.nbytes() < bytes) {
+      if (!on_gpu(array, device) || array.nbytes() < bytes) {
         return {tessel::StatusCode::kInvalidArgument, "tessel: allocate() must return >= " + std::to_string(bytes) +
                                                           " bytes on the arrays' GPU"};
       }
@@ -234,18 +237,6 @@ NB_MODULE(_tessel, m) {
       nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
       "device `device` (the caller checks that): torch's path, without a DLPack capsule per array");
-
-  m.def(
-      "workspace_size",
-      [](const Array& a, const Array& b, const Array& out, const std::string& precision, const std::string& kernel) {
-        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), 1.0f, 0.0f, precision);
-        OnDevice on(a);
-        size_t bytes = 0;
-        check(kernel.empty() || kernel == "auto" ? tessel::workspace_size(g, &bytes)
-                                                 : tessel::workspace_size(kernel, g, &bytes));
-        return bytes;
-      },
-      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("precision"), nb::arg("kernel"));
 
   m.def(
       "select_kernel",

@@ -103,8 +103,7 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         if b.device != device or out.device != device:
             raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
         _tessel.gemm_described(_describe(a), _describe(b), _describe(out), device.index, float(alpha), float(beta), p,
-                               kernel or "auto", _stream(a, stream),
-                               lambda nbytes: torch.empty(nbytes, dtype=torch.uint8, device=device))
+                               kernel or "auto", _stream(a, stream), lambda nbytes: _empty(a, (nbytes,), torch.uint8))
         return out
     allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
