@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Compares two builds' `tessel bench` CSVs (several rounds each) row by row.
 
-    scripts/compare_bench.py NEW.csv [NEW2.csv ...] -- OLD.csv [OLD2.csv ...]
+    scripts/compare_bench.py [--plot OUT.png] NEW.csv [NEW2.csv ...] -- OLD.csv [OLD2.csv ...]
 
 Prints a markdown table: per precision and shape, the kernel each build ran,
 the median over rounds of each build's median time, new/old, and each build's
-ratio to the cuBLAS timed beside it in the same rows.
+ratio to the cuBLAS timed beside it in the same rows. --plot draws those two
+ratios side by side.
 """
 import csv
 import statistics
@@ -28,8 +29,12 @@ def read(paths):
 def main(argv):
     if "--" not in argv:
         sys.exit(__doc__)
+    plot = None
+    if argv[0] == "--plot":
+        plot, argv = argv[1], argv[2:]
     cut = argv.index("--")
     new, old = read(argv[:cut]), read(argv[cut + 1:])
+    bars = []
     print("| precision | ops | shape | kernel (new) | kernel (old) | new us | old us | new/old | new % cuBLAS | old % cuBLAS |")
     print("|---|---|---|---|---|---:|---:|---:|---:|---:|")
     for key in sorted(new, key=lambda k: (k[0], k[2], k[1])):
@@ -42,6 +47,25 @@ def main(argv):
         r_old = statistics.median(float(r["ratio"]) for r in o) * 100
         print(f"| {key[0]} | {key[1]} | {key[2]} | {n[0].get('ran', '')} | {o[0].get('ran', '')} | {t_new:.1f} | "
               f"{t_old:.1f} | {t_new / t_old:.3f} | {r_new:.1f} | {r_old:.1f} |")
+        bars.append((f"{key[0]} {key[1]}\n{key[2]}", r_new, r_old))
+    if plot:
+        draw(bars, plot)
+
+
+def draw(bars, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    x = range(len(bars))
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(bars)), 4))
+    ax.bar([i - 0.2 for i in x], [b[2] for b in bars], 0.4, label="before")
+    ax.bar([i + 0.2 for i in x], [b[1] for b in bars], 0.4, label="after")
+    ax.axhline(100, color="gray", lw=0.8)
+    ax.set_xticks(list(x), [b[0] for b in bars], fontsize=7)
+    ax.set_ylabel("% of cuBLAS (same rows)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ for tool in memcheck racecheck synccheck; do
   timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 3 --print-limit 20 \
     "$bin" verify --kernel all,auto --dtype all --sizes 67x45x33,128x256x64 --ops NN,TT > "$log" 2>&1
   rc=$?
-  errors=$(grep -m1 -oE 'ERROR SUMMARY: [0-9]+ error' "$log" || echo "no summary")
+  errors=$(grep -m1 -oE '(ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: [0-9]+ hazards displayed \([0-9]+ errors, [0-9]+ warnings\))' "$log" ||
+    echo "no summary")
   case $rc in
     0) echo "$tool: $errors; $(grep -E 'passed.*failed' "$log" | tail -1)" ;;
     124) echo "$tool: stopped after $limit s ($errors so far)"; status=1 ;;

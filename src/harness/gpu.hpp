@@ -60,13 +60,17 @@ class DeviceBuffer {
 
   T* get() const { return ptr_; }
   size_t size() const { return count_; }
+  // Both return with the copy done: cudaMemcpy from pageable memory or within the device may return
+  // earlier, and work on a non-blocking stream does not wait for the legacy stream's copy.
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw std::logic_error("DeviceBuffer::upload: size mismatch");
     check_cuda(cudaMemcpy(ptr_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
   }
   void copy_from(const DeviceBuffer& other) {
     if (other.count_ != count_) throw std::logic_error("DeviceBuffer::copy_from: size mismatch");
     check_cuda(cudaMemcpy(ptr_, other.ptr_, count_ * sizeof(T), cudaMemcpyDeviceToDevice), "cudaMemcpy D2D");
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);

@@ -23,14 +23,22 @@ using tessel::StatusCode;
 
 class Api : public GpuTest {};
 
+// The arguments with m cut to the most rows the kernel takes (the small-m kernels take m <= 16).
+template <class Args>
+Args within_rows(const tessel::KernelInfo& info, Args a) {
+  if (info.max_m > 0) a.m = std::min<int64_t>(a.m, info.max_m);
+  return a;
+}
+
 TEST_F(Api, AutoDispatchPicksTheLatestStep) {
   DeviceBuffer<float> A(64 * 64), B(64 * 64), C(64 * 64);
   const SgemmArgs a{Op::N, Op::N, 64, 64, 64, 1.0f, A.get(), 64, B.get(), 64, 0.0f, C.get(), 64};
   std::string name;
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  int top = 0;  // the latest step with an FP32 kernel (tensor-core steps never take FP32 compute)
+  int top = 0;  // the latest step auto-dispatch may take for FP32 at 64x64 (tensor cores never take FP32 compute)
   for (const auto& k : tessel::kernels()) {
-    if (k.precisions[0] == tessel::Precision{}) top = std::max(top, k.ladder_step);
+    const bool rows = k.max_m == 0 || k.max_m >= 64;
+    if (k.precisions[0] == tessel::Precision{} && k.auto_dispatch && rows) top = std::max(top, k.ladder_step);
   }
   EXPECT_EQ(tessel::find_kernel(name)->ladder_step, top) << name;
 }
@@ -80,10 +88,10 @@ TEST_F(Api, VectorKernelsRefuseMisalignedArgumentsByNameButAutoTakesThem) {
   for (const auto& info : tessel::kernels()) {
     if (info.alignment == 1 || info.precisions[0] != tessel::Precision{}) continue;
     ++tested;
-    tessel::Status s = tessel::run_kernel(info.name, odd_lda);
+    tessel::Status s = tessel::run_kernel(info.name, within_rows(info, odd_lda));
     EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
     EXPECT_NE(s.message().find("lda a multiple of 4 (lda = 33)"), std::string::npos) << s.message();
-    s = tessel::run_kernel(info.name, odd_ptr);
+    s = tessel::run_kernel(info.name, within_rows(info, odd_ptr));
     EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
     EXPECT_NE(s.message().find("A aligned to 16 bytes"), std::string::npos) << s.message();
   }
@@ -117,25 +125,27 @@ TEST_F(Api, TensorKernelsRefuseMisalignedAbByNameButAutoTakesThem) {
     tessel::GemmArgs odd_ptr{Op::N, Op::N, m, n, 32, 1.0f, A.get() + e, 32, B.get(), 40, 0.0f, C.get(), n, p};
     int tested = 0;
     for (const auto& info : tessel::kernels()) {
-      if (info.ladder_step < 10 || info.precisions[0].ab != p.ab || !runs_here(info)) continue;
+      // (Kernels that also take FP32 compute, step 16's, are the test above's.)
+      if (info.ladder_step < 10 || info.precisions[0].ab != p.ab || info.takes({}) || !runs_here(info)) continue;
       ++tested;
-      tessel::Status s = tessel::run_kernel(info.name, odd_lda);
+      tessel::Status s = tessel::run_kernel(info.name, within_rows(info, odd_lda));
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("lda a multiple of " + std::to_string(16 / e) + " (lda = 33)"), std::string::npos)
           << s.message();
-      s = tessel::run_kernel(info.name, odd_ptr);
+      s = tessel::run_kernel(info.name, within_rows(info, odd_ptr));
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("A aligned to 16 bytes"), std::string::npos) << s.message();
       // The wrong precision is refused by name too.
-      tessel::GemmArgs f32 = odd_lda;
+      tessel::GemmArgs f32 = within_rows(info, odd_lda);
       f32.precision = tessel::Precision{};
       s = tessel::run_kernel(info.name, f32);
       EXPECT_EQ(s.code(), StatusCode::kNotSupported) << info.name;
       EXPECT_NE(s.message().find("not f32"), std::string::npos) << s.message();
     }
-    // mma.sync's configurations, + on Hopper step 10's TMA-fed variant, steps 11-13, step 14's four
-    // tile shapes and step 15 (tf32: step 14's four tile shapes).
-    EXPECT_EQ(tested, !hopper() ? 2 : p.ab == tessel::DType::kF32 ? 6 : 11) << name;
+    // mma.sync's configurations and (f16, bf16) step 16, + on Hopper step 10's TMA-fed variant, steps
+    // 11-13, step 14's four tile shapes and step 15 (tf32: step 14's four tile shapes).
+    const bool f32 = p.ab == tessel::DType::kF32;
+    EXPECT_EQ(tested, !hopper() ? (f32 ? 2 : 3) : f32 ? 6 : 12) << name;
     for (const tessel::GemmArgs& a : {odd_lda, odd_ptr}) {
       std::string chosen;
       ASSERT_TRUE(tessel::select_kernel(a, &chosen).ok());
@@ -188,9 +198,11 @@ TEST_F(Api, Tf32RoundsInputsToNearest) {
       const tessel::GemmArgs a{opA, opB, m, n, k, 1.0f, A.get(), ld, B.get(), ld, 0.0f, C.get(), ld, tf32};
       ASSERT_TRUE(tessel::run_kernel(info.name, a).ok()) << info.name;
       const std::vector<float> d = C.download();
+      // Kernels that take FP32 compute too (step 16) compute tf32 calls in FP32: never truncated either.
+      const double exact = info.takes({}) ? double(k) * double(x) * double(x) : want;
       for (int64_t i = 0; i < m; ++i) {
         for (int64_t j = 0; j < n; ++j) {
-          EXPECT_NEAR(d[i * ld + j], want, 1e-5 * want)
+          EXPECT_NEAR(d[i * ld + j], exact, 1e-5 * exact)
               << info.name << " " << to_string(OpPair{opA, opB}) << " (" << i << ", " << j << "): truncated inputs give "
               << k << ", FP32 inputs " << double(k) * double(x) * double(x);
         }
