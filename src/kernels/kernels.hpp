@@ -116,15 +116,16 @@ cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_str
 cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
                              bool round_tf32, cudaStream_t stream);
 
-// The bytes of the workspace that flip_operands uses for the plan's copies.
-size_t flipped_bytes(const GemmArgs& args, bool flip_a, bool flip_b);
+// The bytes of the workspace that copy_operands uses for a plan's copies.
+size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool realign_a, bool realign_b);
 
-// Points the call `*args` (FP32 operands) at copies of A and B stored the
-// other way where plan.copy_a and plan.copy_b say so, with their ops
-// flipped: each is copied transposed (launch_transpose, rounded to tf32 if
-// plan.round_tf32) into the stream's operand workspace
-// (WorkspaceUse::kOperands, plan.operand_bytes), its rows 16-byte aligned
-// (flipped_ld), on `stream` ahead of the GEMM that reads it.
-cudaError_t flip_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);
+// Points the call `*args` at the copies of A and B its plan makes, on
+// `stream` ahead of the GEMM that reads them, in the stream's operand
+// workspace (WorkspaceUse::kOperands, plan.operand_bytes): where plan.copy_a
+// (copy_b) says so, FP32 copied transposed (launch_transpose, rounded to
+// tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
+// (realign_b) says so, copied as it is with its rows in 16-byte units
+// (realigned_ld). Either way the copy starts on a 256-byte boundary.
+cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);
 
 }  // namespace tessel::impl

@@ -54,6 +54,11 @@ struct KPart {
 // The leading dimension of a transposed operand copy whose rows hold
 // `values` FP32 values: whole 16-byte units.
 inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }
+// The same for a realigned copy whose rows hold `values` elements of `element_bytes`.
+inline int64_t realigned_ld(int64_t values, size_t element_bytes) {
+  const int64_t per_unit = 16 / int64_t(element_bytes);
+  return (values + per_unit - 1) / per_unit * per_unit;
+}
 
 // The scratch memory a call uses, by what it holds. kFlags: stream-K's ready
 // flags, zero between calls (every kernel resets what it raised). kPartials:
@@ -84,6 +89,7 @@ struct LaunchPlan {
   int64_t stream_k_slot_floats = 0;  // ... of this many floats each
   bool copy_a = false, copy_b = false;  // operand copied transposed first (its op flipped)
   bool round_tf32 = false;    // those copies rounded to tf32
+  bool realign_a = false, realign_b = false;  // operand copied as it is, its rows in 16-byte units
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
   void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
