@@ -196,15 +196,26 @@ struct VerifyCli {
   std::optional<int64_t> ld_pad;
   int64_t offset = 0;
   uint64_t seed = 1;
+  std::vector<std::string> epilogue_names{"none"};
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
   std::vector<OpPair> op_pairs;
+  std::vector<EpilogueSpec> epilogues;
 
   void prepare() {
     jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     shapes = parse_or_usage(parse_shapes, sizes);
     op_pairs = parse_or_usage(parse_ops, ops);
+    epilogues.clear();
+    for (const std::string& name : epilogue_names) {
+      const std::optional<EpilogueSpec> e = parse_epilogue(name);
+      if (!e) {
+        throw UsageError("--epilogue '" + name + "': terms joined by '+' of bias or rowbias, relu, gelu, gelu_tanh "
+                         "or silu, scale, pre; or none");
+      }
+      epilogues.push_back(*e);
+    }
   }
 };
 
@@ -219,8 +230,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
 
   Cublas cublas;
   out << fmt::format("reference: {}; and an fp64 CPU reference\n", references(o.jobs));
-  out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "dtype",
-                     "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol", "result");
+  const bool epilogues = o.epilogues.size() > 1 || o.epilogues[0].any();
+  out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}{}\n", "kernel", "dtype",
+                     "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol",
+                     epilogues ? "epilogue  " : "", "result");
   int failed = 0, refused = 0, total = 0;
   for (const auto& [name, precision] : o.jobs) {
     // With --ld-pad the leading dimensions are exactly minimum + pad, and a
@@ -229,10 +242,13 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
     const int64_t align = exact_pad || !info ? 1 : info->alignment;
     for (const OpPair& op : o.op_pairs)
       for (const Shape& shape : o.shapes)
-        for (const Setting& s : settings) {
+        for (const Setting& s : settings)
+          for (const EpilogueSpec& epilogue : o.epilogues) {
           const int64_t pad = exact_pad ? s.pad_units : s.pad_units * align;
-          const VerifyResult r = verify_case(cublas, {name, op.first, op.second, shape, s.alpha, s.beta, pad,
-                                                      o.seed + uint64_t(total), align, precision, o.offset});
+          VerifyCase c{name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align, precision,
+                       o.offset};
+          c.epilogue = epilogue;
+          const VerifyResult r = verify_case(cublas, c);
           ++total;
           // A kernel refusing what its registry entry says it does not take is reported, not failed.
           const bool outside = info && info->max_m > 0 && shape.m > info->max_m;
@@ -240,9 +256,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           refused += refusal;
           failed += !r.passed && !refusal;
           const std::string result = r.passed ? (r.cublas_off ? "PASS (cuBLAS off the fp64 reference)" : "PASS") : refusal ? "REFUSED: " + r.reason : "FAIL: " + r.reason;
-          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
+          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}{}\n",
                              name, to_string(precision), to_string(op), to_string(shape), s.alpha, s.beta, align, pad, r.err_vs_cublas,
-                             r.err_vs_fp64, r.tolerance, result);
+                             r.err_vs_fp64, r.tolerance, epilogues ? fmt::format("{:<10}", to_string(epilogue)) : "",
+                             result);
         }
   }
   out << fmt::format("{} passed, {} failed, {} refused\n", total - failed - refused, failed, refused);
@@ -537,6 +554,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* vb = verify->add_option("--beta", v_beta, "Only this beta (0 fills C with NaN)");
   auto* vp = verify->add_option("--ld-pad", v_pad, "Leading dimensions exceed their minimum by this")->check(CLI::NonNegativeNumber);
   verify->add_option("--seed", vo.seed, "Random seed")->capture_default_str();
+  verify->add_option("--epilogue", vo.epilogue_names,
+                     "Epilogues, comma-separated, each terms joined by '+': bias|rowbias, relu|gelu|gelu_tanh|silu, "
+                     "scale, pre; or none")
+      ->delimiter(',')
+      ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
       ->check(CLI::NonNegativeNumber);
 

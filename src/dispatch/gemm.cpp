@@ -54,6 +54,35 @@ Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int6
   return {};
 }
 
+// The epilogue's vectors and second output, for a call that writes C.
+template <class Aligned>
+Status validate_epilogue(const GemmArgs& a, const Aligned& element_aligned) {
+  const Epilogue& e = a.epilogue;
+  const int act = int(e.activation);
+  if (act < int(Activation::kNone) || act > int(Activation::kSilu)) {
+    return invalid("epilogue.activation = " + to_string(act) + " is not an Activation");
+  }
+  if (e.bias) {
+    if (Status s = element_aligned("epilogue.bias", e.bias, a.precision.c); !s.ok()) return s;
+  }
+  if (e.row_scale) {
+    if (Status s = element_aligned("epilogue.row_scale", e.row_scale, DType::kF32); !s.ok()) return s;
+  }
+  if (e.col_scale) {
+    if (Status s = element_aligned("epilogue.col_scale", e.col_scale, DType::kF32); !s.ok()) return s;
+  }
+  if (e.pre_activation) {
+    if (Status s = check_ld("epilogue.pre_activation is stored m x n", "epilogue.ld_pre", e.ld_pre, a.m, a.n, "n");
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = element_aligned("epilogue.pre_activation", e.pre_activation, a.precision.c); !s.ok()) return s;
+  } else if (e.ld_pre != 0) {
+    return invalid("epilogue.ld_pre = " + to_string(e.ld_pre) + " but epilogue.pre_activation is null");
+  }
+  return {};
+}
+
 Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
     return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
@@ -99,7 +128,7 @@ Status validate(const GemmArgs& a) {
   if (a.workspace == nullptr && a.workspace_bytes > 0) {
     return invalid("workspace is null but workspace_bytes = " + to_string(a.workspace_bytes));
   }
-  return {};
+  return writes_c ? validate_epilogue(a, element_aligned) : Status{};
 }
 
 std::string cuda_message(cudaError_t err) {
@@ -155,7 +184,30 @@ Status check_pointers(const GemmArgs& a, int device) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
   }
+  const Epilogue& e = a.epilogue;
+  const std::array<std::pair<const void*, const char*>, 4> vectors = {{{e.bias, "epilogue.bias"},
+                                                                       {e.row_scale, "epilogue.row_scale"},
+                                                                       {e.col_scale, "epilogue.col_scale"},
+                                                                       {e.pre_activation, "epilogue.pre_activation"}}};
+  for (const auto& [p, name] : vectors) {
+    if (p == nullptr) continue;
+    if (Status s = check_pointer(p, name, device); !s.ok()) return s;
+  }
   return check_pointer(a.C, "C", device);
+}
+
+// With an epilogue, the GEMM a kernel runs: the FP32 product alone (beta = 0,
+// no epilogue) into the workspace, whose rows are in 16-byte units; its C a
+// stand-in until the workspace is known. The epilogue pass then makes C.
+GemmArgs product_call(const GemmArgs& a) {
+  if (!a.epilogue.any()) return a;
+  GemmArgs p = a;
+  p.epilogue = {};
+  p.precision.c = DType::kF32;
+  p.beta = 0.0f;
+  p.C = reinterpret_cast<void*>(impl::kWorkspaceAlignment);
+  p.ldc = impl::flipped_ld(a.n);
+  return p;
 }
 
 bool aligned(const void* p, size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -305,6 +357,15 @@ Status provide_workspace(impl::LaunchPlan* plan, const KernelEntry& e, const Gem
   return {};
 }
 
+// The plan of a call on e: make_plan for the GEMM it runs (product: product_call(call)),
+// with a buffer for the product where there is an epilogue.
+impl::LaunchPlan plan_call(const KernelEntry& e, const GemmArgs& call, const GemmArgs& product, int sms,
+                           Realign realign) {
+  impl::LaunchPlan plan = make_plan(e, product, sms, realign);
+  if (call.epilogue.any()) plan.product_bytes = size_t(product.m) * size_t(product.ldc) * sizeof(float);
+  return plan;
+}
+
 // validate -> plan -> launch: the plan (dispatch/plan.hpp) holds every
 // decision; the launcher it names only carries it out.
 // *no_room: the call failed only for want of memory for tessel's own
@@ -315,17 +376,27 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
               const WorkspaceAllocator* allocate = nullptr, Realign realign = {}) {
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
-  if (Status s = can_run(e, call, d.cc, realign); !s.ok()) return s;
+  const bool epilogue = call.epilogue.any();
+  GemmArgs a = product_call(call);
+  if (Status s = can_run(e, a, d.cc, realign); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
-  GemmArgs a = call;
-  // The plan's operand copies, then its kernel on them.
+  float* product = nullptr;  // with an epilogue, where the kernel writes the product
+  // The plan's operand copies, then its kernel on them (into the plan's product buffer where there is an epilogue).
   const auto run = [&](const impl::LaunchPlan& plan) {
-    GemmArgs copied = a;
-    const cudaError_t copy = impl::copy_operands(&copied, plan, stream);
-    return copy != cudaSuccess ? copy : plan.launch(copied, plan, stream);
+    GemmArgs out = a;
+    if (epilogue) {
+      void* buffer = nullptr;
+      if (cudaError_t got = impl::plan_workspace(plan, stream, impl::WorkspaceUse::kProduct, &buffer);
+          got != cudaSuccess) {
+        return got;
+      }
+      out.C = product = static_cast<float*>(buffer);
+    }
+    const cudaError_t copy = impl::copy_operands(&out, plan, stream);
+    return copy != cudaSuccess ? copy : plan.launch(out, plan, stream);
   };
   if (multiplies(a)) {
-    impl::LaunchPlan plan = make_plan(e, a, d.sms, realign);
+    impl::LaunchPlan plan = plan_call(e, call, a, d.sms, realign);
     if (const size_t need = plan.workspace_bytes(); need > 0 && a.workspace == nullptr && allocate && *allocate) {
       if (Status s = (*allocate)(need, &a.workspace); !s.ok()) return s;
       if (a.workspace == nullptr) return {StatusCode::kInternal, "tessel: the workspace allocator returned null"};
@@ -338,8 +409,12 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else {
+  } else if (!epilogue) {
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  }
+  if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
+    err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,
+                                call.epilogue, stream);
   }
   if (err != cudaSuccess) {
     const CUresult encoder = impl::last_tensor_map_result();
@@ -465,13 +540,15 @@ Status with_chosen(const GemmArgs& args, Scratch&& scratch, F&& then) {
   const bool room = scratch();
   Realign realign = room ? realign_for(args) : Realign{};
   const KernelEntry* e = nullptr;
-  Status chosen = choose(args, d, &e, !room, realign);
-  if (!chosen.ok() && !room) chosen = choose(args, d, &e);  // none does without: launch() says why
+  const GemmArgs product = product_call(args);
+  Status chosen = choose(product, d, &e, !room, realign);
+  if (!chosen.ok() && !room) chosen = choose(product, d, &e);  // none does without: launch() says why
   if (!chosen.ok()) return chosen;
   const bool copies = realign.a || realign.b;
-  if (copies && args.workspace != nullptr && make_plan(*e, args, d.sms, realign).workspace_bytes() > args.workspace_bytes) {
+  if (copies && args.workspace != nullptr &&
+      plan_call(*e, args, product, d.sms, realign).workspace_bytes() > args.workspace_bytes) {
     realign = {};  // the caller's workspace has no room for the copies: the kernels that need none
-    if (Status s = choose(args, d, &e); !s.ok()) return s;
+    if (Status s = choose(product, d, &e); !s.ok()) return s;
   }
   return then(e, d, realign);
 }
@@ -483,15 +560,18 @@ Status run_chosen(const KernelEntry* e, const GemmArgs& args, const Device& d, c
                   const WorkspaceAllocator* allocate, Realign realign) {
   bool no_room = false;
   Status s = launch(*e, args, d, stream, &no_room, allocate, realign);
-  if (no_room && choose(args, d, &e, true, realign).ok()) s = launch(*e, args, d, stream, nullptr, nullptr, realign);
+  if (no_room && choose(product_call(args), d, &e, true, realign).ok()) {
+    s = launch(*e, args, d, stream, nullptr, nullptr, realign);
+  }
   return s;
 }
 
 // The scratch memory entry e's plan for args needs.
 Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes, Realign realign = {}) {
   if (!multiplies(args)) return {};
-  if (Status s = can_run(*e, args, d.cc, realign); !s.ok()) return s;
-  *bytes = make_plan(*e, args, d.sms, realign).workspace_bytes();
+  const GemmArgs product = product_call(args);
+  if (Status s = can_run(*e, product, d.cc, realign); !s.ok()) return s;
+  *bytes = plan_call(*e, args, product, d.sms, realign).workspace_bytes();
   return {};
 }
 
@@ -508,7 +588,7 @@ Status select_kernel(const GemmArgs& args, std::string* name) {
     Device d;
     if (Status s = current_device(&d); !s.ok()) return s;
     const KernelEntry* e = nullptr;
-    if (Status s = choose(args, d, &e, false, realign_for(args)); !s.ok()) return s;
+    if (Status s = choose(product_call(args), d, &e, false, realign_for(args)); !s.ok()) return s;
     *name = e->info.name;
     return {};
   });

@@ -110,6 +110,12 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,
                              int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type = DType::kF32);
 
+// C = act(row_scale * col_scale * X + beta * C + bias) over m x n, rounded once to c_type
+// (the epilogue's terms: tessel::Epilogue); X: the FP32 product, leading dimension ldx,
+// or null for a product of 0. beta == 0 does not read C.
+cudaError_t launch_epilogue(const float* x, int64_t ldx, float beta, void* C, int64_t m, int64_t n, int64_t ldc,
+                            DType c_type, const Epilogue& epilogue, cudaStream_t stream);
+
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
 // dimension ld) transposed, each value rounded to the nearest tf32 if
 // round_tf32; FP32.
