@@ -294,6 +294,7 @@ struct BenchCli {
   std::string ops = "NN";
   std::string csv, json;
   std::string suite;
+  std::string epilogue = "none";
   bool sizes_or_ops_given = false;
   BenchOptions options;
 
@@ -301,6 +302,10 @@ struct BenchCli {
     jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
+    const std::optional<EpilogueSpec> e = parse_epilogue(epilogue);
+    if (!e) throw UsageError("--epilogue '" + epilogue + "': see tessel verify --help");
+    if (e->scales && options.beta != 0.0f) throw UsageError("--epilogue with scale needs --beta 0");
+    options.epilogue = *e;
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -315,7 +320,10 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
-  out << fmt::format("reference: {}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
+  out << fmt::format("reference: {}{}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
+                     b.options.epilogue.any() ? ", then the epilogue " + to_string(b.options.epilogue) +
+                                                    " in a separate pass"
+                                              : "",
                      b.options.repeat);
   Cublas cublas;
   std::vector<BenchRow> rows;
@@ -577,6 +585,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::PositiveNumber)->capture_default_str();
   bench->add_option("--alpha", bo.options.alpha, "alpha of every call")->capture_default_str();
   bench->add_option("--beta", bo.options.beta, "beta of every call (non-zero: C is read too)")->capture_default_str();
+  bench->add_option("--epilogue", bo.epilogue,
+                    "Every call's epilogue, e.g. bias+gelu (terms as for verify); cuBLAS's rows then run it as a "
+                    "separate pass")
+      ->capture_default_str();
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");

@@ -104,16 +104,44 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       dRef.copy_from(dC0);
       a.A = dA.get(), a.B = dB.get();
 
+      // The epilogue's vectors (scales in [0.5, 1.5)) and second outputs; the reference applies it in a pass of its own.
+      const EpilogueSpec& es = o.epilogue;
+      const size_t bias_count = size_t(es.bias == EpilogueSpec::Bias::kPerRow ? shape.m : shape.n);
+      DeviceBuffer<uint8_t> dBias((es.bias != EpilogueSpec::Bias::kNone ? bias_count : 0) * size_of(ct)),
+          dPre(es.pre_activation ? dC0.size() : 0), dRefPre(dPre.size());
+      auto scales = [&](int64_t count, uint64_t seed) {
+        std::vector<float> v(size_t(es.scales ? count : 0));
+        fill_random(v, seed);
+        for (float& x : v) x = 1.0f + 0.5f * x;
+        return DeviceBuffer<float>(v);
+      };
+      const DeviceBuffer<float> dRow = scales(shape.m, o.seed + 3), dCol = scales(shape.n, o.seed + 4);
+      if (dBias.size()) fill_device(dBias.get(), ct, bias_count, o.seed + 5);
+      Epilogue epilogue;
+      epilogue.bias = dBias.size() ? dBias.get() : nullptr;
+      epilogue.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
+      epilogue.activation = es.activation;
+      if (es.scales) epilogue.row_scale = dRow.get(), epilogue.col_scale = dCol.get();
+      Epilogue ref_epilogue = epilogue;
+      if (es.pre_activation) epilogue.pre_activation = dPre.get(), ref_epilogue.pre_activation = dRefPre.get();
+      epilogue.ld_pre = ref_epilogue.ld_pre = es.pre_activation ? a.ldc : 0;
+      a.epilogue = epilogue;
+
       GemmArgs ref = a;
+      ref.epilogue = {};
+      auto reference = [&] {
+        cublas.gemm(ref);
+        if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
+      };
       ref.C = dRef.get();  // the reference result stays here; timed cuBLAS runs write dC
-      cublas.gemm(ref);
+      reference();
       check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
       ref.C = dC.get();
       // cuBLAS timed alone, once per shape, for the rows whose kernel is not timed (refused, failed);
       // timed rows time it in alternation with their kernel.
       std::optional<Summary> alone;
       auto untimed_row = [&](BenchRow row, const char* status, std::string note) {
-        if (!alone) alone = time_launches({[&] { cublas.gemm(ref); }}, flush, o)[0];
+        if (!alone) alone = time_launches({reference}, flush, o)[0];
         row.status = status, row.note = std::move(note);
         row.ref_ms = *alone, row.ref_tflops = tflops(shape.m, shape.n, shape.k, alone->median);
         rows.push_back(std::move(row));
@@ -124,7 +152,8 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         // A kernel for small m only has no row for larger shapes.
         if (const auto info = find_kernel(kernel); info && info->max_m > 0 && shape.m > info->max_m) continue;
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite};
+        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite,
+                     to_string(es)};
         GemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
@@ -149,7 +178,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
             {[&] {
                if (Status s = run_gemm(kernel, run); !s.ok()) throw std::runtime_error(s.message());
              },
-             [&] { cublas.gemm(ref); }},
+             reference},
             flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
         row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);

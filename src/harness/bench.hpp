@@ -11,6 +11,7 @@
 #include "harness/gpu.hpp"
 #include "harness/shapes.hpp"
 #include "harness/stats.hpp"
+#include "harness/verify.hpp"
 
 namespace tessel::harness {
 
@@ -23,6 +24,9 @@ struct BenchOptions {
   Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
+  // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device).
+  // Scales need beta = 0 (the separate pass scales beta * C too).
+  EpilogueSpec epilogue;
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)
@@ -44,6 +48,7 @@ struct BenchRow {
   std::string note;            // why it failed, if it did
   std::string ran;             // for kAuto: the kernel auto-dispatch ran
   std::string suite;           // the shape suite the row's call came from, if any
+  std::string epilogue;        // to_string(EpilogueSpec): "none" without one
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;

@@ -2,8 +2,7 @@
 // from the FP32 product X (alpha applied) that the GEMM wrote to the workspace, rounded
 // once to C's type; act's input also to pre_activation where asked. Without X (k == 0 or
 // alpha == 0) the product is 0. beta == 0 does not read C, so NaN in C goes.
-#include <cmath>
-
+#include "device/activation.cuh"
 #include "device/common.cuh"
 #include "device/types.cuh"
 #include "kernels/kernels.hpp"
@@ -12,20 +11,6 @@ namespace tessel::impl {
 namespace {
 
 constexpr int kThreads = 256;
-
-__device__ __forceinline__ float activate(float v, Activation act) {
-  switch (act) {
-    case Activation::kRelu: return v < 0.0f ? 0.0f : v;  // NaN stays NaN, as in torch.relu
-    case Activation::kGelu: return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
-    case Activation::kGeluTanh: {
-      const float inner = 0.79788456080286536f * (v + 0.044715f * v * v * v);  // sqrt(2 / pi)
-      return 0.5f * v * (1.0f + tanhf(inner));
-    }
-    case Activation::kSilu: return v / (1.0f + expf(-v));
-    case Activation::kNone: break;
-  }
-  return v;
-}
 
 // Threads along a row (x), blocks over rows (y, every gridDim.y-th row): a column's
 // scale and bias are read once per thread.
@@ -46,7 +31,7 @@ __global__ void __launch_bounds__(kThreads)
     if (beta != 0.0f) v += beta * device::to_float(*c);
     v += bias && e.bias_per_row ? device::to_float(bias[i]) : col_bias;
     if (pre) pre[i * e.ld_pre + j] = device::from_float<T>(v);
-    *c = device::from_float<T>(activate(v, e.activation));
+    *c = device::from_float<T>(device::activate(v, e.activation));
   }
 }
 

@@ -21,6 +21,7 @@ std::vector<BenchRow> sample_rows() {
                "relative error, above tolerance"};
   BenchRow automatic = ok;
   automatic.kernel = "auto", automatic.ran = "pipelined_128x256", automatic.suite = "llm";
+  automatic.epilogue = "bias+gelu";
   return {ok, bad, automatic};
 }
 
@@ -56,8 +57,9 @@ TEST(Writers, CsvHasHeaderAndOneLinePerRow) {
   // A note holding a comma is quoted so the column count stays right.
   EXPECT_NE(lines[2].find("\"relative error, above tolerance\""), std::string::npos) << lines[2];
   const auto last = split(lines[3], ',');
-  EXPECT_EQ(last[last.size() - 2], "pipelined_128x256");  // auto rows say what ran ...
-  EXPECT_EQ(last.back(), "llm");                           // ... and suite rows their suite
+  EXPECT_EQ(last[last.size() - 3], "pipelined_128x256");  // auto rows say what ran ...
+  EXPECT_EQ(last[last.size() - 2], "llm");                 // ... suite rows their suite
+  EXPECT_EQ(last.back(), "bias+gelu");                     // ... and the epilogue, if any
 }
 
 TEST(Writers, JsonCarriesRowsAndGpu) {
