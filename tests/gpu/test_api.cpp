@@ -336,11 +336,11 @@ TEST_F(Api, Tf32FromTwoThreadsOnOneStream) {
 // Operands not in 16-byte units, on a call large enough to pay for copying
 // them: auto-dispatch runs an aligned kernel on copies with aligned rows
 // (checked against cuBLAS and fp64, guard zones and padding intact); named,
-// that kernel refuses them; captured without a workspace, or with one too
-// small for the copies, the call runs on the kernels that need no copies.
+// that kernel refuses them; captured without a workspace, the call runs on
+// the kernels that need no copies.
 TEST_F(Api, UnalignedOperandsReachTheAlignedKernelsThroughCopies) {
   Cublas cublas;
-  const Shape shape{1030, 1028, 2050};
+  const Shape shape{2050, 2060, 2052};  // large enough for the copies to pay in every precision
   uint64_t seed = 40;
   for (const char* name : {"tf32", "f16", "bf16", "bf16:f32"}) {  // (f32: its aligned kernels need C aligned too)
     const tessel::Precision p = *tessel::parse_precision(name);
@@ -365,7 +365,7 @@ TEST_F(Api, UnalignedOperandsReachTheAlignedKernelsThroughCopies) {
     }
   }
 
-  // Without room for the copies: a workspace too small, then a captured stream and none.
+  // Without room for the copies: a captured stream and no workspace.
   const tessel::Precision bf16 = *tessel::parse_precision("bf16");
   const tessel::SgemmArgs layout = make_layout({Op::N, Op::N}, shape, 1.0f, 0.0f, 1, 1);
   tessel::GemmArgs a = to_gemm(layout);
@@ -376,10 +376,6 @@ TEST_F(Api, UnalignedOperandsReachTheAlignedKernelsThroughCopies) {
   a.A = A.get(), a.B = B.get(), a.C = C.get();
   ASSERT_TRUE(tessel::gemm(a).ok());
   const std::vector<float> copied = decode(C.download(), bf16.c);
-  DeviceBuffer<uint8_t> small(256);
-  tessel::GemmArgs tight = a;
-  tight.C = D.get(), tight.workspace = small.get(), tight.workspace_bytes = 256;
-  ASSERT_TRUE(tessel::gemm(tight).ok());
   auto close_to_copied = [&](const std::vector<float>& d) {
     double diff2 = 0, ref2 = 0;
     for (int64_t i = 0; i < a.m; ++i) {
@@ -390,7 +386,6 @@ TEST_F(Api, UnalignedOperandsReachTheAlignedKernelsThroughCopies) {
     }
     return relative(diff2, ref2);
   };
-  EXPECT_LT(close_to_copied(decode(D.download(), bf16.c)), 1e-2);
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
   ASSERT_EQ(cudaMemset(D.get(), 0, D.size()), cudaSuccess);
