@@ -19,6 +19,7 @@
 #include "harness/reference.hpp"
 #include "harness/gpu.hpp"
 #include "harness/typed.hpp"
+#include "harness/cublaslt.hpp"
 #include "harness/verify.hpp"
 #include "harness/writers.hpp"
 #ifdef TESSEL_HAS_NCCL
@@ -295,6 +296,7 @@ struct BenchCli {
   std::string csv, json;
   std::string suite;
   std::string epilogue = "none";
+  std::string reference = "cublas";
   bool sizes_or_ops_given = false;
   BenchOptions options;
 
@@ -306,6 +308,12 @@ struct BenchCli {
     if (!e) throw UsageError("--epilogue '" + epilogue + "': see tessel verify --help");
     if (e->scales && options.beta != 0.0f) throw UsageError("--epilogue with scale needs --beta 0");
     options.epilogue = *e;
+    if (reference != "cublas" && reference != "cublaslt") {
+      throw UsageError("--reference '" + reference + "': cublas or cublaslt");
+    }
+    std::string why;
+    if (reference == "cublaslt" && !CublasLtEpilogue::takes(*e, &why)) throw UsageError("--reference cublaslt: " + why);
+    options.fused_reference = reference == "cublaslt";
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -318,12 +326,18 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
   RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
+  if (b.options.fused_reference) {
+    std::string lt;
+    for (const Job& j : b.jobs) lt = CublasLtEpilogue::description(j.precision);
+    run.reference = lt;
+  }
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
   out << fmt::format("reference: {}{}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
-                     b.options.epilogue.any() ? ", then the epilogue " + to_string(b.options.epilogue) +
-                                                    " in a separate pass"
-                                              : "",
+                     !b.options.epilogue.any()   ? ""
+                     : b.options.fused_reference ? ", epilogue " + to_string(b.options.epilogue) + " fused"
+                                                 : ", then the epilogue " + to_string(b.options.epilogue) +
+                                                       " in a separate pass",
                      b.options.repeat);
   Cublas cublas;
   std::vector<BenchRow> rows;
@@ -588,6 +602,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_option("--epilogue", bo.epilogue,
                     "Every call's epilogue, e.g. bias+gelu (terms as for verify); cuBLAS's rows then run it as a "
                     "separate pass")
+      ->capture_default_str();
+  bench->add_option("--reference", bo.reference,
+                    "cublas (cuBLAS, an epilogue then in a separate pass) or cublaslt (cuBLASLt with its own fused "
+                    "epilogue: bias, relu, gelu_tanh)")
       ->capture_default_str();
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/cublaslt.hpp"
 #include "harness/device_data.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
@@ -129,13 +131,26 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
       GemmArgs ref = a;
       ref.epilogue = {};
+      std::unique_ptr<CublasLtEpilogue> fused;  // with fused_reference: cuBLASLt's epilogue, writing dC
       auto reference = [&] {
+        if (fused) {
+          fused->run();
+          return;
+        }
         cublas.gemm(ref);
         if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
       };
-      ref.C = dRef.get();  // the reference result stays here; timed cuBLAS runs write dC
-      reference();
-      check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
+      ref.C = dRef.get();  // the reference result stays here; timed reference runs write dC
+      if (o.fused_reference) {
+        GemmArgs lt = a;
+        lt.C = dRef.get();
+        CublasLtEpilogue(lt).run();
+        lt.C = dC.get();
+        fused = std::make_unique<CublasLtEpilogue>(lt);
+      } else {
+        reference();
+      }
+      check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
       // cuBLAS timed alone, once per shape, for the rows whose kernel is not timed (refused, failed);
       // timed rows time it in alternation with their kernel.

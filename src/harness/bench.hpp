@@ -24,9 +24,11 @@ struct BenchOptions {
   Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
-  // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device).
+  // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device),
+  // or with fused_reference cuBLASLt's own fused epilogue (CublasLtEpilogue::takes).
   // Scales need beta = 0 (the separate pass scales beta * C too).
   EpilogueSpec epilogue;
+  bool fused_reference = false;
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)

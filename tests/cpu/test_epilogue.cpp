@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "harness/cublaslt.hpp"
 #include "harness/verify.hpp"
 
 namespace {
@@ -37,6 +38,19 @@ TEST(Epilogue, ActivationsAtKnownPoints) {
   EXPECT_NEAR(activate(1.0, Activation::kGeluTanh), 0.8411919906082768, 1e-15);   // torch's approximate="tanh"
   EXPECT_NEAR(activate(1.0, Activation::kSilu), 0.7310585786300049, 1e-15);       // x * sigmoid(x)
   EXPECT_EQ(activate(-0.5, Activation::kNone), -0.5);
+}
+
+// What the benchmark can time against cuBLASLt's own fused epilogue.
+TEST(Epilogue, CublasLtFusesBiasReluAndTanhGelu) {
+  using tessel::harness::CublasLtEpilogue;
+  for (const char* fused : {"none", "bias", "relu", "bias+relu", "bias+gelu_tanh", "gelu_tanh"}) {
+    EXPECT_TRUE(CublasLtEpilogue::takes(*parse_epilogue(fused))) << fused;
+  }
+  std::string why;
+  for (const char* not_fused : {"rowbias", "bias+gelu", "silu", "bias+scale", "relu+pre"}) {
+    EXPECT_FALSE(CublasLtEpilogue::takes(*parse_epilogue(not_fused), &why)) << not_fused;
+    EXPECT_NE(why.find("cuBLASLt fuses no"), std::string::npos) << why;
+  }
 }
 
 }  // namespace
