@@ -5,7 +5,7 @@ Registered with ``torch.library`` with fake (meta) implementations, so
 ``torch.compile(fullgraph=True)`` traces models that call them; scratch memory
 comes from torch's caching allocator, so CUDA graph capture works.
 """
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 
@@ -72,8 +72,8 @@ linear.register_autograd(_linear_backward, setup_context=_linear_setup)
 
 
 @torch.library.custom_op("tessel::linear_act", mutates_args=())
-def linear_act(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor], activation: str) -> tuple[
-        torch.Tensor, torch.Tensor]:
+def linear_act(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
+               activation: str) -> Tuple[torch.Tensor, torch.Tensor]:
     """act(x @ w.T + bias) and act's input (kept for the backward pass), from one call."""
     return _linear(x, w, bias, activation=activation, return_pre=True)
 
