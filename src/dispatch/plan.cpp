@@ -48,6 +48,11 @@ size_t parts_bytes(int64_t splits, int64_t rows, int64_t n) {
   return size_t(splits) * size_t(rows) * size_t(impl::flipped_ld(n)) * sizeof(float);
 }
 
+// How many FP32 parts of `rows` x n fit kMaxPartsBytes (at least 1).
+int64_t parts_that_fit(int64_t rows, int64_t n) {
+  return std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, rows, n)));
+}
+
 // Sets the plan's split-k: k cut into parts `depth` deep (the last shorter),
 // each part's FP32 results `rows` rows of the workspace, summed in order.
 void take_parts(LaunchPlan* p, int64_t k, int64_t depth, int64_t rows, int64_t n) {
@@ -90,7 +95,7 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   const int64_t most = std::min(impl::kMaxSplits, ceil_div(k, e.k_slice));
   const int64_t deep = ceil_div(k, impl::kMaxChainDepth);
   int64_t splits = std::max(impl::split_count(tiles, k, sms, 1, e.k_slice), deep);
-  splits = std::min(splits, std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, m, n))));
+  splits = std::min(splits, parts_that_fit(m, n));
   splits = std::min(splits, most);
   if (splits <= 1) return;
   const int64_t depth = impl::split_depth(k, splits, e.k_slice), parts = ceil_div(k, depth);
@@ -112,7 +117,7 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   const int64_t blocks = ceil_div(a.n, columns);
   int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
-  splits = std::min(splits, std::max<int64_t>(1, int64_t(impl::kMaxPartsBytes / parts_bytes(1, a.m, a.n))));
+  splits = std::min(splits, parts_that_fit(a.m, a.n));
   if (splits <= 1) return p;
   const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
   if (ceil_div(a.k, depth) > 1) take_parts(&p, a.k, depth, a.m, a.n);
@@ -253,10 +258,10 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
   // the sum beats element-wise atomics.
   if (e->info.ladder_step == 8 && e->info.split_k && p.splits > 1) {
     p.part_rows = a.m;
-    const size_t part_bytes = size_t(a.m * impl::flipped_ld(a.n)) * sizeof(float);
+    const size_t part_bytes = parts_bytes(1, a.m, a.n);
     const bool parts_pay = !shape.aligned && !in_16_byte_units(a.C, a.ldc) && a.m * a.n >= impl::kMinPartsOutput;
     if (!a.allow_atomics && size_t(p.splits) * part_bytes > impl::kMaxPartsBytes) {
-      const int64_t fit = int64_t(impl::kMaxPartsBytes / part_bytes);
+      const int64_t fit = parts_that_fit(a.m, a.n);
       p.k_per_split = fit > 1 ? impl::split_depth(a.k, fit, shape.bk) : a.k;
       p.splits = ceil_div(a.k, p.k_per_split);
     }

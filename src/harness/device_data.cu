@@ -6,22 +6,16 @@
 #include "device/activation.cuh"
 #include "device/types.cuh"
 #include "harness/gpu.hpp"
+#include "harness/random.hpp"
 
 namespace tessel::harness {
 namespace {
 
-__device__ __forceinline__ uint64_t mix(uint64_t z) {  // splitmix64's output function
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 template <class T>
 __global__ void fill_kernel(T* p, size_t count, uint64_t seed) {
-  const uint64_t base = mix(seed + 0x2545F4914F6CDD1Dull);
+  const uint64_t base = random_base(seed);
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    const uint64_t z = mix(base + (i + 1) * 0x9E3779B97F4A7C15ull);  // top 24 bits -> [0, 1) -> [-1, 1)
-    p[i] = device::from_float<T>(float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0));
+    p[i] = device::from_float<T>(random_element(base, i));
   }
 }
 

@@ -2,25 +2,13 @@
 
 #include <algorithm>
 
+#include "harness/random.hpp"
+
 namespace tessel::harness {
 
-namespace {
-uint64_t mix(uint64_t z) {  // splitmix64's output function
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-}  // namespace
-
 void fill_random(std::vector<float>& v, uint64_t seed) {
-  // splitmix64 from a mixed seed: the sequences of seeds s and s + 1 are
-  // unrelated (unmixed, one would be the other shifted by one element, and
-  // A and B of one case would share their values).
-  uint64_t state = mix(seed + 0x2545F4914F6CDD1Dull);
-  for (float& x : v) {
-    const uint64_t z = mix(state += 0x9E3779B97F4A7C15ull);  // top 24 bits -> [0, 1) -> [-1, 1)
-    x = float(double(z >> 40) * (1.0 / 16777216.0) * 2.0 - 1.0);
-  }
+  const uint64_t base = random_base(seed);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = random_element(base, i);
 }
 
 double reference_element(const SgemmArgs& h, int64_t i, int64_t j, double* terms2) {
