@@ -283,6 +283,12 @@ void print_suite_summary(const std::string& suite, const std::vector<BenchRow>& 
     out << fmt::format("  {:<8} {:<24} geomean {:.3f}  worst {:.3f} ({})  over {} calls{}\n", s.dtype, s.kernel, s.geomean,
                        s.worst, s.worst_call, s.timed,
                        s.timed < s.rows ? fmt::format(", {} not timed", s.rows - s.timed) : "");
+    if (s.small_m > 0) {
+      out << fmt::format("  {:<8} {:<24} m <= {}: geomean {:.3f}  worst {:.3f}  over {} calls; bandwidth {:.1f}% of the "
+                         "copy's (geomean), worst {:.1f}%\n",
+                         "", "", kMemoryBoundM, s.small_m_geomean, s.small_m_worst, s.small_m,
+                         100 * s.small_m_copy_geomean, 100 * s.small_m_copy_worst);
+    }
   }
 }
 

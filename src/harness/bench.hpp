@@ -51,6 +51,8 @@ struct BenchRow {
   std::string ran;             // for kAuto: the kernel auto-dispatch ran
   std::string suite;           // the shape suite the row's call came from, if any
   std::string epilogue;        // to_string(EpilogueSpec): "none" without one
+  double gbs = 0;              // the bytes the call must move (A, B read; C written, and read if beta != 0) / median
+  double copy_gbs = 0;         // a device-to-device copy's bytes read + written / time, measured in the same run
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
@@ -70,7 +72,12 @@ struct SuiteSummary {
   int rows = 0, timed = 0;
   double geomean = 0, worst = 0;
   std::string worst_call;  // "NT 16x6144x4096"
+  // The timed rows with m <= kMemoryBoundM, where the call streams B: their ratios and
+  // their bandwidth as a fraction of the copy's (geometric mean and worst).
+  int small_m = 0;
+  double small_m_geomean = 0, small_m_worst = 0, small_m_copy_geomean = 0, small_m_copy_worst = 0;
 };
+constexpr int64_t kMemoryBoundM = 16;
 std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows);
 
 }  // namespace tessel::harness
