@@ -226,7 +226,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kAlignment = 0 };
+              kRows = -7, kOpB = -8, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -258,13 +258,14 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.takes(a.precision)) return kPrecision;
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
-  // Alignment matters only when the kernel itself runs.
+  // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
   const bool copied[3] = {realign.a, realign.b, false};
   for (int i = 0; i < 3; ++i) {
     if (ops[i].misaligned() && !copied[i]) return kAlignment + i;
   }
+  if (info.b_op_t_only && a.opB != Op::T) return kOpB;
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
       if (o.ld > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
@@ -311,6 +312,10 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kRows) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes m <= " + to_string(info.max_m) +
                                            ", not m = " + to_string(a.m)};
+  }
+  if (why == kOpB) {
+    return {StatusCode::kNotSupported,
+            "tessel: kernel '" + info.name + "' takes B with op T only (B stored n x k), not opB = N"};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,

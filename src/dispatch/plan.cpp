@@ -108,14 +108,26 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
 
 // Step 16: k split into whole staged chunks until the columns' blocks times
 // the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
-// fewer where they would not fit kMaxPartsBytes).
+// fewer where they would not fit kMaxPartsBytes). On tensor cores: first
+// k among a block's warps (k_groups), then across blocks where they are few.
 LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
-  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
-  const int64_t columns = a.opB == Op::T ? impl::kSmallMColumnsT : impl::kSmallMThreads * vector;
+  int64_t columns = 0, target = impl::kSmallMBlocksPerSm * sms;
+  if (e.info.b_op_t_only) {
+    const int64_t steps = ceil_div(a.k, int64_t(32));
+    const int unroll = impl::small_mma_unroll(a.m);
+    p.k_groups = impl::kSmallMmaWarps;
+    while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
+    columns = int64_t(impl::kSmallMmaWarps / p.k_groups) * 16;
+    target = impl::kSmallMmaBlocksPerSm * sms;
+    if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
+  } else {
+    const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
+    columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
+  }
   const int64_t blocks = ceil_div(a.n, columns);
-  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
+  int64_t splits = std::min(ceil_div(target, blocks), impl::kMaxSplits);
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
   splits = std::min(splits, parts_that_fit(a.m, a.n));
   if (splits <= 1) return p;

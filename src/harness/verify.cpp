@@ -56,6 +56,9 @@ class CaseArray {
     }
     size_ = host.size();
     check_cuda(cudaMemcpy(ptr_, host.data(), size_, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    // From pageable memory the copy may still be landing: the case's own (non-blocking) stream must not
+    // run ahead of it (a call with alpha == 0 launches at once).
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
     return ptr_;
   }
   std::vector<uint8_t> download() const {

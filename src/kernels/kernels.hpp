@@ -99,6 +99,16 @@ constexpr int kSmallMColumnsT = 32;
 constexpr int kSmallMChunkK = 512;
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
+// Step 16 on tensor cores (16-bit inputs, B with op T): a block of kSmallMmaWarps
+// warps, each taking 16 rows of B (columns of C) and small_mma_unroll(m) 32-deep
+// k-steps' loads at a time; the plan splits k among LaunchPlan::k_groups of a
+// block's warps (the others take more columns) and, where blocks are few,
+// across blocks in parts of whole kSmallMmaSliceK.
+constexpr int kSmallMmaWarps = 8;
+constexpr int kSmallMmaSliceK = 256;
+constexpr int small_mma_unroll(int64_t m) { return m <= 8 ? 2 : 4; }
+template <DType AB>
+cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.

@@ -87,6 +87,7 @@ struct LaunchPlan {
   StreamKPlan stream_k;       // stream-K: the units shared by k-slices (sharing == 0: whole units only)
   int stream_k_slots = 0;     // stream-K partial-sum slots ...
   int64_t stream_k_slot_floats = 0;  // ... of this many floats each
+  int k_groups = 1;           // step 16 on tensor cores: a block's warps that split k (the rest split n)
   bool copy_a = false, copy_b = false;  // operand copied transposed first (its op flipped)
   bool round_tf32 = false;    // those copies rounded to tf32
   bool realign_a = false, realign_b = false;  // operand copied as it is, its rows in 16-byte units

@@ -473,3 +473,31 @@ TEST(Heuristic, UnalignedOperandsAreCopiedWhereTheCopyPays) {
 }
 
 }  // namespace
+
+namespace {
+
+// Step 16 on tensor cores: deep k is split among a block's warps first (each keeping two
+// rounds of loads), across blocks only where the blocks would leave SMs short.
+TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16");
+  ASSERT_NE(e, nullptr);
+  auto plan = [&](int64_t m, int64_t n, int64_t k) {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
+    a.opB = Op::T;
+    return make_plan(*e, a, 132);
+  };
+  const impl::LaunchPlan wide = plan(1, 28672, 8192);  // 1792 blocks of 16 columns: k whole
+  EXPECT_EQ(wide.k_groups, 8);
+  EXPECT_EQ(wide.splits, 1);
+  const impl::LaunchPlan shallow = plan(1, 32768, 512);  // 16 steps of 32: four warps on k, 32 columns a block
+  EXPECT_EQ(shallow.k_groups, 4);
+  EXPECT_EQ(shallow.splits, 1);
+  EXPECT_EQ(plan(16, 32768, 512).k_groups, 2);  // four steps a round at m = 16
+  const impl::LaunchPlan narrow = plan(4, 576, 7168);  // 36 blocks: k split across blocks too
+  EXPECT_EQ(narrow.k_groups, 8);
+  EXPECT_GT(narrow.splits, 1);
+  EXPECT_EQ(narrow.k_per_split % impl::kSmallMmaSliceK, 0);
+}
+
+}  // namespace
