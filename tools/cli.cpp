@@ -19,6 +19,7 @@
 #include "harness/reference.hpp"
 #include "harness/gpu.hpp"
 #include "harness/typed.hpp"
+#include "harness/cublaslt.hpp"
 #include "harness/verify.hpp"
 #include "harness/writers.hpp"
 #ifdef TESSEL_HAS_NCCL
@@ -196,15 +197,26 @@ struct VerifyCli {
   std::optional<int64_t> ld_pad;
   int64_t offset = 0;
   uint64_t seed = 1;
+  std::vector<std::string> epilogue_names{"none"};
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
   std::vector<OpPair> op_pairs;
+  std::vector<EpilogueSpec> epilogues;
 
   void prepare() {
     jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     shapes = parse_or_usage(parse_shapes, sizes);
     op_pairs = parse_or_usage(parse_ops, ops);
+    epilogues.clear();
+    for (const std::string& name : epilogue_names) {
+      const std::optional<EpilogueSpec> e = parse_epilogue(name);
+      if (!e) {
+        throw UsageError("--epilogue '" + name + "': terms joined by '+' of bias or rowbias, relu, gelu, gelu_tanh "
+                         "or silu, scale, pre; or none");
+      }
+      epilogues.push_back(*e);
+    }
   }
 };
 
@@ -219,8 +231,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
 
   Cublas cublas;
   out << fmt::format("reference: {}; and an fp64 CPU reference\n", references(o.jobs));
-  out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}\n", "kernel", "dtype",
-                     "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol", "result");
+  const bool epilogues = o.epilogues.size() > 1 || o.epilogues[0].any();
+  out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10} {:>10} {:>9}  {}{}\n", "kernel", "dtype",
+                     "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol",
+                     epilogues ? "epilogue  " : "", "result");
   int failed = 0, refused = 0, total = 0;
   for (const auto& [name, precision] : o.jobs) {
     // With --ld-pad the leading dimensions are exactly minimum + pad, and a
@@ -229,20 +243,25 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
     const int64_t align = exact_pad || !info ? 1 : info->alignment;
     for (const OpPair& op : o.op_pairs)
       for (const Shape& shape : o.shapes)
-        for (const Setting& s : settings) {
+        for (const Setting& s : settings)
+          for (const EpilogueSpec& epilogue : o.epilogues) {
           const int64_t pad = exact_pad ? s.pad_units : s.pad_units * align;
-          const VerifyResult r = verify_case(cublas, {name, op.first, op.second, shape, s.alpha, s.beta, pad,
-                                                      o.seed + uint64_t(total), align, precision, o.offset});
+          VerifyCase c{name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align, precision,
+                       o.offset};
+          c.epilogue = epilogue;
+          const VerifyResult r = verify_case(cublas, c);
           ++total;
           // A kernel refusing what its registry entry says it does not take is reported, not failed.
-          const bool outside = info && info->max_m > 0 && shape.m > info->max_m;
+          const bool outside = info && ((info->max_m > 0 && shape.m > info->max_m) ||
+                                        (info->b_op_t_only && op.second != Op::T));
           const bool refusal = (exact_pad || outside) && r.status.code() == StatusCode::kNotSupported;
           refused += refusal;
           failed += !r.passed && !refusal;
           const std::string result = r.passed ? (r.cublas_off ? "PASS (cuBLAS off the fp64 reference)" : "PASS") : refusal ? "REFUSED: " + r.reason : "FAIL: " + r.reason;
-          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
+          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}{}\n",
                              name, to_string(precision), to_string(op), to_string(shape), s.alpha, s.beta, align, pad, r.err_vs_cublas,
-                             r.err_vs_fp64, r.tolerance, result);
+                             r.err_vs_fp64, r.tolerance, epilogues ? fmt::format("{:<10}", to_string(epilogue)) : "",
+                             result);
         }
   }
   out << fmt::format("{} passed, {} failed, {} refused\n", total - failed - refused, failed, refused);
@@ -265,6 +284,12 @@ void print_suite_summary(const std::string& suite, const std::vector<BenchRow>& 
     out << fmt::format("  {:<8} {:<24} geomean {:.3f}  worst {:.3f} ({})  over {} calls{}\n", s.dtype, s.kernel, s.geomean,
                        s.worst, s.worst_call, s.timed,
                        s.timed < s.rows ? fmt::format(", {} not timed", s.rows - s.timed) : "");
+    if (s.small_m > 0) {
+      out << fmt::format("  {:<8} {:<24} m <= {}: geomean {:.3f}  worst {:.3f}  over {} calls; bandwidth {:.1f}% of the "
+                         "copy's (geomean), worst {:.1f}%\n",
+                         "", "", kMemoryBoundM, s.small_m_geomean, s.small_m_worst, s.small_m,
+                         100 * s.small_m_copy_geomean, 100 * s.small_m_copy_worst);
+    }
   }
 }
 
@@ -277,6 +302,8 @@ struct BenchCli {
   std::string ops = "NN";
   std::string csv, json;
   std::string suite;
+  std::string epilogue = "none";
+  std::string reference = "cublas";
   bool sizes_or_ops_given = false;
   BenchOptions options;
 
@@ -284,6 +311,16 @@ struct BenchCli {
     jobs = plan_jobs(kernels, parse_dtypes(dtypes));
     options.shapes = parse_or_usage(parse_shapes, sizes);
     options.ops = parse_or_usage(parse_ops, ops);
+    const std::optional<EpilogueSpec> e = parse_epilogue(epilogue);
+    if (!e) throw UsageError("--epilogue '" + epilogue + "': see tessel verify --help");
+    if (e->scales && options.beta != 0.0f) throw UsageError("--epilogue with scale needs --beta 0");
+    options.epilogue = *e;
+    if (reference != "cublas" && reference != "cublaslt") {
+      throw UsageError("--reference '" + reference + "': cublas or cublaslt");
+    }
+    std::string why;
+    if (reference == "cublaslt" && !CublasLtEpilogue::takes(*e, &why)) throw UsageError("--reference cublaslt: " + why);
+    options.fused_reference = reference == "cublaslt";
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -296,9 +333,18 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
   RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
+  if (b.options.fused_reference) {
+    std::string lt;
+    for (const Job& j : b.jobs) lt = CublasLtEpilogue::description(j.precision);
+    run.reference = lt;
+  }
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
-  out << fmt::format("reference: {}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
+  out << fmt::format("reference: {}{}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
+                     !b.options.epilogue.any()   ? ""
+                     : b.options.fused_reference ? ", epilogue " + to_string(b.options.epilogue) + " fused"
+                                                 : ", then the epilogue " + to_string(b.options.epilogue) +
+                                                       " in a separate pass",
                      b.options.repeat);
   Cublas cublas;
   std::vector<BenchRow> rows;
@@ -537,6 +583,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* vb = verify->add_option("--beta", v_beta, "Only this beta (0 fills C with NaN)");
   auto* vp = verify->add_option("--ld-pad", v_pad, "Leading dimensions exceed their minimum by this")->check(CLI::NonNegativeNumber);
   verify->add_option("--seed", vo.seed, "Random seed")->capture_default_str();
+  verify->add_option("--epilogue", vo.epilogue_names,
+                     "Epilogues, comma-separated, each terms joined by '+': bias|rowbias, relu|gelu|gelu_tanh|silu, "
+                     "scale, pre; or none")
+      ->delimiter(',')
+      ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
       ->check(CLI::NonNegativeNumber);
 
@@ -555,6 +606,14 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->check(CLI::PositiveNumber)->capture_default_str();
   bench->add_option("--alpha", bo.options.alpha, "alpha of every call")->capture_default_str();
   bench->add_option("--beta", bo.options.beta, "beta of every call (non-zero: C is read too)")->capture_default_str();
+  bench->add_option("--epilogue", bo.epilogue,
+                    "Every call's epilogue, e.g. bias+gelu (terms as for verify); cuBLAS's rows then run it as a "
+                    "separate pass")
+      ->capture_default_str();
+  bench->add_option("--reference", bo.reference,
+                    "cublas (cuBLAS, an epilogue then in a separate pass) or cublaslt (cuBLASLt with its own fused "
+                    "epilogue: bias, relu, gelu_tanh)")
+      ->capture_default_str();
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");

@@ -95,6 +95,31 @@ bool supported(const Precision& p);  // one of the combinations above
 const std::vector<Precision>& supported_precisions();
 std::string supported_precision_names();  // "f32, tf32, f16, f16:f32, bf16, bf16:f32"
 
+// What follows the product, in FP32, before the one rounding to C's type:
+//   D(i, j) = act(row_scale[i] * col_scale[j] * alpha * sum_k op(A)(i, k) op(B)(k, j)
+//                 + beta * C(i, j) + bias)
+// bias: bias[j] (one per column: nn.Linear's), or bias[i] with bias_per_row;
+// act: the activation; absent scales are 1. Every pointer is device memory
+// of the call's GPU, read on the stream (values may change between calls
+// without a host sync). pre_activation, if set, also receives act's input,
+// rounded to C's type, m x n with leading dimension ld_pre (a training
+// step's backward pass reads it).
+enum class Activation { kNone, kRelu, kGelu, kGeluTanh, kSilu };
+const char* to_string(Activation act);  // "none", "relu", "gelu", "gelu_tanh", "silu"
+struct Epilogue {
+  const void* bias = nullptr;       // C's element type; n values (m with bias_per_row)
+  bool bias_per_row = false;
+  Activation activation = Activation::kNone;
+  const float* row_scale = nullptr;  // m values
+  const float* col_scale = nullptr;  // n values
+  void* pre_activation = nullptr;    // C's element type
+  int64_t ld_pre = 0;
+  // Whether it does anything beyond alpha and beta.
+  bool any() const {
+    return bias || activation != Activation::kNone || row_scale || col_scale || pre_activation;
+  }
+};
+
 // Everything one GEMM call needs, as in the positional signature below.
 struct SgemmArgs {
   Op opA = Op::N, opB = Op::N;
@@ -135,6 +160,10 @@ struct GemmArgs {
   // outputs): the order of the additions, and so the last bits of C, can then
   // change from run to run. Off: every result is bitwise reproducible.
   bool allow_atomics = false;
+  // Bias, activation and output scales (none by default). Today the product
+  // goes through an FP32 workspace buffer and a second pass applies them
+  // (workspace_size counts its m x n FP32 values).
+  Epilogue epilogue = {};
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -155,6 +184,7 @@ struct KernelInfo {
   int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
+  bool b_op_t_only = false;  // takes B with op T only (stored n x k: the nn.Linear weight)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

@@ -134,6 +134,14 @@ tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, 
   return g;
 }
 
+tessel::Activation parse_activation(const std::string& name) {
+  for (tessel::Activation act : {tessel::Activation::kNone, tessel::Activation::kRelu, tessel::Activation::kGelu,
+                                 tessel::Activation::kGeluTanh, tessel::Activation::kSilu}) {
+    if (name == tessel::to_string(act)) return act;
+  }
+  throw nb::value_error(("activation '" + name + "' is not one of none, relu, gelu, gelu_tanh, silu").c_str());
+}
+
 // Runs on the arrays' GPU (the current device while the call is made).
 class OnDevice {
  public:
@@ -228,15 +236,24 @@ NB_MODULE(_tessel, m) {
       "gemm_described",
       [](const Described& a, const Described& b, const Described& out, int device, float alpha, float beta,
          const std::string& precision, const std::string& kernel, uintptr_t stream,
-         std::optional<nb::callable> allocate) {
-        const tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), matrix(out, "out"), alpha, beta, precision);
+         std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre) {
+        const Matrix c = matrix(out, "out");
+        tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), c, alpha, beta, precision);
+        g.epilogue.activation = parse_activation(activation);
+        g.epilogue.bias = reinterpret_cast<const void*>(bias);
+        g.epilogue.bias_per_row = stored(c, "out").transposed;  // out stored column-major: the call computes out^T
+        if (pre != 0) g.epilogue.pre_activation = reinterpret_cast<void*>(pre), g.epilogue.ld_pre = g.ldc;
         OnDevice on(device);
         run(g, kernel, stream, std::nullopt, allocate, device);
       },
       nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("device"), nb::arg("alpha"), nb::arg("beta"),
       nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
+      nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0,
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
-      "device `device` (the caller checks that): torch's path, without a DLPack capsule per array");
+      "device `device` (the caller checks that): torch's path, without a DLPack capsule per array. bias: "
+      "a pointer to one value per column of out in out's dtype (0: none); activation: none, relu, gelu, "
+      "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
+      "array with out's shape, dtype and strides that receives the activation's input (0: none)");
 
   m.def(
       "select_kernel",

@@ -102,12 +102,22 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
             raise ValueError("the arrays must be on a CUDA GPU (a is on the CPU)")
         if b.device != device or out.device != device:
             raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
-        _tessel.gemm_described(_describe(a), _describe(b), _describe(out), device.index, float(alpha), float(beta), p,
-                               kernel or "auto", _stream(a, stream), lambda nbytes: _empty(a, (nbytes,), torch.uint8))
+        _torch_gemm(a, b, out, alpha, beta, p, kernel, stream)
         return out
     allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
     return out
+
+
+def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None):
+    """One extension call on torch tensors (checked to be on one GPU); scratch memory from torch's allocator."""
+    import torch
+
+    allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
+    _tessel.gemm_described(_describe(a), _describe(b), _describe(out), a.device.index, float(alpha), float(beta),
+                           precision, kernel or "auto", _stream(a, stream), allocate,
+                           bias.data_ptr() if bias is not None else 0, activation or "none",
+                           pre.data_ptr() if pre is not None else 0)
 
 
 def _describe(t):
@@ -118,12 +128,34 @@ def _describe(t):
     return (t.data_ptr(), rows, cols, t.stride(0), t.stride(1), _dtype_name(t))
 
 
-def linear(x, w, bias=None, *, precision: str | None = None, kernel: str | None = None, stream=None):
-    """``x @ w.T + bias`` in the nn.Linear layout: x is (..., in), w is (out, in)."""
+def linear(x, w, bias=None, *, activation: str | None = None, precision: str | None = None, kernel: str | None = None,
+           stream=None, return_pre: bool = False):
+    """``act(x @ w.T + bias)`` in the nn.Linear layout: x is (..., in), w is (out, in).
+
+    ``activation``: None, "relu", "gelu", "gelu_tanh" (torch's ``approximate="tanh"``) or
+    "silu". On torch tensors bias and activation are applied in FP32 inside the one call,
+    rounded once to the output's dtype, and ``return_pre=True`` also returns the
+    activation's input (what a backward pass needs); other arrays take the bias as a
+    second step and no activation.
+    """
     if w.ndim != 2:
         raise ValueError(f"w must be 2-D (out, in), not {w.ndim}-D")
+    if bias is not None and tuple(bias.shape) != (w.shape[0],):
+        raise ValueError(f"bias must have shape ({w.shape[0]},), not {tuple(bias.shape)}")
     lead = x.shape[:-1]
     rows = x.reshape(-1, x.shape[-1])  # a view where the strides allow
+    if _framework(x) == "torch" and x.device.type == "cuda":
+        if w.device != x.device or (bias is not None and bias.device != x.device):
+            raise ValueError("x, w and bias must be on one GPU")
+        out = _empty(rows, (rows.shape[0], w.shape[0]), rows.dtype)
+        pre = _empty(rows, out.shape, out.dtype) if return_pre else None
+        if bias is not None:
+            bias = bias.to(out.dtype).contiguous()
+        _torch_gemm(rows, w.T, out, 1.0, 0.0, _precision(rows, out, precision), kernel, stream, bias, activation, pre)
+        shape = (*lead, w.shape[0])
+        return (out.reshape(shape), pre.reshape(shape)) if return_pre else out.reshape(shape)
+    if activation is not None or return_pre:
+        raise ValueError("activation= and return_pre= need torch tensors on a CUDA GPU")
     y = matmul(rows, w.T, precision=precision, kernel=kernel, stream=stream)
     if bias is not None:
         y += bias

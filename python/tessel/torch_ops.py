@@ -1,10 +1,11 @@
-"""tessel as torch custom ops: ``torch.ops.tessel.mm`` and ``torch.ops.tessel.linear``.
+"""tessel as torch custom ops: ``torch.ops.tessel.mm``, ``torch.ops.tessel.linear`` and
+``torch.ops.tessel.linear_act`` (bias and activation in the GEMM's epilogue).
 
 Registered with ``torch.library`` with fake (meta) implementations, so
 ``torch.compile(fullgraph=True)`` traces models that call them; scratch memory
 comes from torch's caching allocator, so CUDA graph capture works.
 """
-from typing import Optional
+from typing import Optional, Tuple
 
 import torch
 
@@ -70,8 +71,57 @@ def _linear_backward(ctx, grad):
 linear.register_autograd(_linear_backward, setup_context=_linear_setup)
 
 
+@torch.library.custom_op("tessel::linear_act", mutates_args=())
+def linear_act(x: torch.Tensor, w: torch.Tensor, bias: Optional[torch.Tensor],
+               activation: str) -> Tuple[torch.Tensor, torch.Tensor]:
+    """act(x @ w.T + bias) and act's input (kept for the backward pass), from one call."""
+    return _linear(x, w, bias, activation=activation, return_pre=True)
+
+
+@linear_act.register_fake
+def _linear_act_fake(x, w, bias, activation):
+    out = _linear_fake(x, w, bias)
+    return out, torch.empty_like(out)
+
+
+def _linear_act_setup(ctx, inputs, output):
+    x, w, bias, activation = inputs
+    ctx.save_for_backward(x, w, output[1])
+    ctx.has_bias, ctx.activation = bias is not None, activation
+
+
+# The activation's derivative applied to the incoming gradient, by torch's own backward kernels.
+_ACT_BACKWARD = {
+    "relu": lambda g, pre: torch.ops.aten.threshold_backward(g, pre, 0),
+    "gelu": lambda g, pre: torch.ops.aten.gelu_backward(g, pre, approximate="none"),
+    "gelu_tanh": lambda g, pre: torch.ops.aten.gelu_backward(g, pre, approximate="tanh"),
+    "silu": lambda g, pre: torch.ops.aten.silu_backward(g, pre),
+    "none": lambda g, pre: g,
+}
+
+
+def _linear_act_backward(ctx, grad, _grad_pre):
+    x, w, pre = ctx.saved_tensors
+    g = _ACT_BACKWARD[ctx.activation](grad, pre)
+    rows, g = x.reshape(-1, x.shape[-1]), g.reshape(-1, g.shape[-1])
+    grad_x = mm(g, w).reshape(x.shape) if ctx.needs_input_grad[0] else None
+    grad_w = mm(g.T, rows) if ctx.needs_input_grad[1] else None
+    grad_b = g.sum(0) if ctx.has_bias and ctx.needs_input_grad[2] else None
+    return grad_x, grad_w, grad_b, None
+
+
+linear_act.register_autograd(_linear_act_backward, setup_context=_linear_act_setup)
+
+
 class Linear(torch.nn.Linear):
-    """nn.Linear whose forward (and backward) run through tessel."""
+    """nn.Linear whose forward (and backward) run through tessel; with ``activation``
+    ("relu", "gelu", "gelu_tanh", "silu") the activation runs in the same call."""
+
+    def __init__(self, *args, activation: Optional[str] = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.activation = activation
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return linear(x, self.weight, self.bias)
+        if self.activation is None:
+            return linear(x, self.weight, self.bias)
+        return linear_act(x, self.weight, self.bias, self.activation)[0]

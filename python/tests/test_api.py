@@ -83,3 +83,14 @@ def test_described_operands_are_checked_before_the_gpu():
         call(described(-1, 5, 5, 1), described(5, 6, 6, 1), described(4, 6, 6, 1))
     with pytest.raises(TypeError, match="precision f32 takes"):
         call(described(4, 5, 5, 1, "bf16"), described(5, 6, 6, 1, "bf16"), described(4, 6, 6, 1))
+
+
+def test_activation_names_are_checked_before_the_gpu():
+    with pytest.raises(ValueError, match="activation 'tanh' is not one of"):
+        _tessel.gemm_described(described(4, 5, 5, 1), described(5, 6, 6, 1), described(4, 6, 6, 1), 0, 1.0, 0.0,
+                               "f32", "auto", 0, None, 0, "tanh")
+
+
+def test_linear_checks_the_bias_shape():
+    with pytest.raises(ValueError, match=r"bias must have shape \(6,\)"):
+        tessel.linear(f32(4, 5), f32(6, 5), np.ones(5, dtype=np.float32))

@@ -86,3 +86,31 @@ def test_cuda_graph_capture_and_replay():
     g.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, direct)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
+def test_linear_with_bias_and_activation_in_one_call(dtype, activation):
+    x = torch.randn(3, 37, 200, device="cuda", dtype=dtype)
+    w = torch.randn(300, 200, device="cuda", dtype=dtype) / 15
+    bias = torch.randn(300, device="cuda", dtype=dtype)
+    pre = torch.nn.functional.linear(x.double(), w.double(), bias.double())
+    want = {None: lambda t: t, "relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
+            "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}[activation](pre)
+    got = tessel.linear(x, w, bias, activation=activation)
+    assert got.shape == (3, 37, 300) and got.dtype == dtype
+    assert rel_err(got, want) < TOL[dtype]
+
+
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh", "silu"])
+def test_linear_act_trains_like_torch(activation):
+    layer = tessel.torch_ops.Linear(96, 80, activation=activation, device="cuda")
+    x = torch.randn(3, 21, 96, device="cuda", requires_grad=True)
+    layer(x).square().sum().backward()
+    x2 = x.detach().double().requires_grad_()
+    w2, b2 = layer.weight.detach().double().requires_grad_(), layer.bias.detach().double().requires_grad_()
+    act = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
+           "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}[activation]
+    act(torch.nn.functional.linear(x2, w2, b2)).square().sum().backward()
+    for got, want in ((x.grad, x2.grad), (layer.weight.grad, w2.grad), (layer.bias.grad, b2.grad)):
+        assert rel_err(got, want) < 1e-4

@@ -17,6 +17,7 @@
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "device/cp_async.cuh"
 #include "device/types.cuh"
@@ -349,6 +350,19 @@ __device__ __forceinline__ typename Pair<CT>::type to_pair(float v0, float v1) {
   typename Pair<CT>::type out;
   out.x = from_float<CT>(v0), out.y = from_float<CT>(v1);
   return out;
+}
+
+// C(i, j) = alpha * v + beta * C(i, j), rounded once to C's type (FP32 or T as p says);
+// beta == 0 does not read C.
+template <class T>
+__device__ __forceinline__ void store_one(const TcParams<T>& p, int64_t i, int64_t j, float v) {
+  auto store = [&](auto* c) {
+    using CT = std::remove_pointer_t<decltype(c)>;
+    CT* at = c + i * p.ldc + j;
+    *at = from_float<CT>(p.beta == 0.0f ? p.alpha * v : p.alpha * v + p.beta * to_float(*at));
+  };
+  if (p.c_f32) store(static_cast<float*>(p.C));
+  else store(static_cast<T*>(p.C));
 }
 
 // C(i, j..j+1) = alpha * (v0, v1) + beta * C(i, j..j+1) for the columns

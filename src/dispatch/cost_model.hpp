@@ -92,6 +92,11 @@ constexpr int64_t kTensorPartsSumCost = 512;
 // Blocks an SM should hold so that enough of B's loads are in flight: the
 // columns' blocks times the parts k is split into.
 constexpr int64_t kSmallMBlocksPerSm = 4;
+// Step 16 on tensor cores: k is split across blocks only where they would fill
+// less than 3/4 of kSmallMmaBlocksPerSm an SM; a block's warps split k while each
+// keeps at least kSmallMmaMinRounds rounds of loads.
+constexpr int64_t kSmallMmaBlocksPerSm = 2;
+constexpr int64_t kSmallMmaMinRounds = 2;
 
 // ---- step 08: split-k -------------------------------------------------------
 
@@ -194,6 +199,29 @@ inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64
   const double saved = path.cost * flops / kCopyNominalFlops;
   const double cost = kCopyLaunchSeconds + 8.0 * double(mn) * double(k) / kCopyBytesPerSecond;
   return saved > cost;
+}
+
+// ---- operands not in 16-byte units: realigned copies -------------------------
+
+// An operand whose pointer or leading dimension is not in 16-byte units
+// keeps the aligned kernels (tensor cores, TMA, 16-byte loads) from a call,
+// leaving the element-wise ones (WMMA `_any`, step 08 `_any`), which run at
+// about kUnaligned*Speed of them. Auto-dispatch copies such an operand into
+// the workspace with aligned rows first where the copy (its launch, its bytes
+// read and written) costs less than that loss at the nominal aligned rate.
+constexpr double kUnalignedTensorSpeed = 0.45;
+constexpr double kUnalignedSimtSpeed = 0.8;
+constexpr double kAlignedTensorFlops = 600e12;  // f16, bf16 (tf32: half)
+constexpr double kAlignedSimtFlops = 45e12;
+
+// Whether copies of `copy_bytes` (the operands' elements, read once and
+// written once) pay for a GEMM of `flops` at precision p.
+inline bool realign_pays(double flops, double copy_bytes, const Precision& p) {
+  const bool tensor = p.ab != DType::kF32 || p.compute == Compute::kTF32;
+  const double rate = !tensor ? kAlignedSimtFlops : p.ab == DType::kF32 ? kAlignedTensorFlops / 2 : kAlignedTensorFlops;
+  const double speed = tensor ? kUnalignedTensorSpeed : kUnalignedSimtSpeed;
+  const double lost = flops / rate * (1.0 / speed - 1.0);
+  return copy_bytes <= double(kMaxCopyBytes) && kCopyLaunchSeconds + 2.0 * copy_bytes / kCopyBytesPerSecond < lost;
 }
 
 }  // namespace tessel::impl

@@ -54,6 +54,35 @@ Status check_ld(const std::string& layout, const char* ld_name, int64_t ld, int6
   return {};
 }
 
+// The epilogue's vectors and second output, for a call that writes C.
+template <class Aligned>
+Status validate_epilogue(const GemmArgs& a, const Aligned& element_aligned) {
+  const Epilogue& e = a.epilogue;
+  const int act = int(e.activation);
+  if (act < int(Activation::kNone) || act > int(Activation::kSilu)) {
+    return invalid("epilogue.activation = " + to_string(act) + " is not an Activation");
+  }
+  if (e.bias) {
+    if (Status s = element_aligned("epilogue.bias", e.bias, a.precision.c); !s.ok()) return s;
+  }
+  if (e.row_scale) {
+    if (Status s = element_aligned("epilogue.row_scale", e.row_scale, DType::kF32); !s.ok()) return s;
+  }
+  if (e.col_scale) {
+    if (Status s = element_aligned("epilogue.col_scale", e.col_scale, DType::kF32); !s.ok()) return s;
+  }
+  if (e.pre_activation) {
+    if (Status s = check_ld("epilogue.pre_activation is stored m x n", "epilogue.ld_pre", e.ld_pre, a.m, a.n, "n");
+        !s.ok()) {
+      return s;
+    }
+    if (Status s = element_aligned("epilogue.pre_activation", e.pre_activation, a.precision.c); !s.ok()) return s;
+  } else if (e.ld_pre != 0) {
+    return invalid("epilogue.ld_pre = " + to_string(e.ld_pre) + " but epilogue.pre_activation is null");
+  }
+  return {};
+}
+
 Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
     return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
@@ -99,7 +128,7 @@ Status validate(const GemmArgs& a) {
   if (a.workspace == nullptr && a.workspace_bytes > 0) {
     return invalid("workspace is null but workspace_bytes = " + to_string(a.workspace_bytes));
   }
-  return {};
+  return writes_c ? validate_epilogue(a, element_aligned) : Status{};
 }
 
 std::string cuda_message(cudaError_t err) {
@@ -155,7 +184,30 @@ Status check_pointers(const GemmArgs& a, int device) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
   }
+  const Epilogue& e = a.epilogue;
+  const std::array<std::pair<const void*, const char*>, 4> vectors = {{{e.bias, "epilogue.bias"},
+                                                                       {e.row_scale, "epilogue.row_scale"},
+                                                                       {e.col_scale, "epilogue.col_scale"},
+                                                                       {e.pre_activation, "epilogue.pre_activation"}}};
+  for (const auto& [p, name] : vectors) {
+    if (p == nullptr) continue;
+    if (Status s = check_pointer(p, name, device); !s.ok()) return s;
+  }
   return check_pointer(a.C, "C", device);
+}
+
+// With an epilogue, the GEMM a kernel runs: the FP32 product alone (beta = 0,
+// no epilogue) into the workspace, whose rows are in 16-byte units; its C a
+// stand-in until the workspace is known. The epilogue pass then makes C.
+GemmArgs product_call(const GemmArgs& a) {
+  if (!a.epilogue.any()) return a;
+  GemmArgs p = a;
+  p.epilogue = {};
+  p.precision.c = DType::kF32;
+  p.beta = 0.0f;
+  p.C = reinterpret_cast<void*>(impl::kWorkspaceAlignment);
+  p.ldc = impl::flipped_ld(a.n);
+  return p;
 }
 
 bool aligned(const void* p, size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) % bytes == 0; }
@@ -174,7 +226,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kAlignment = 0 };
+              kRows = -7, kOpB = -8, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -200,17 +252,20 @@ std::array<OperandView, 3> operand_views(const KernelInfo& info, const GemmArgs&
            {"C", "ldc", a.C, a.ldc, info.c_alignment, c}}};
 }
 
-int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
+// realign: operands the plan copies with aligned rows (their alignment then does not matter).
+int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}) {
   const KernelInfo& info = e.info;
   if (!info.takes(a.precision)) return kPrecision;
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
-  // Alignment matters only when the kernel itself runs.
+  // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
+  const bool copied[3] = {realign.a, realign.b, false};
   for (int i = 0; i < 3; ++i) {
-    if (ops[i].misaligned()) return kAlignment + i;
+    if (ops[i].misaligned() && !copied[i]) return kAlignment + i;
   }
+  if (info.b_op_t_only && a.opB != Op::T) return kOpB;
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
       if (o.ld > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
@@ -226,9 +281,9 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc) {
 }
 
 // misfit() as a status with the message a caller naming the kernel gets.
-Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
+Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}) {
   const KernelInfo& info = e.info;
-  const int why = misfit(e, a, cc);
+  const int why = misfit(e, a, cc, realign);
   if (why == kNone) return {};
   if (why == kPrecision) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes precision " + precision_list(info) +
@@ -258,6 +313,10 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes m <= " + to_string(info.max_m) +
                                            ", not m = " + to_string(a.m)};
   }
+  if (why == kOpB) {
+    return {StatusCode::kNotSupported,
+            "tessel: kernel '" + info.name + "' takes B with op T only (B stored n x k), not opB = N"};
+  }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,
             "tessel: kernel '" + info.name + "' does not fit on this GPU (no block or cluster of it can be resident)"};
@@ -271,8 +330,11 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc) {
 
 // The scratch memory of a plan: the caller's workspace when it is large
 // enough; tessel's own buffers unless the stream is being captured (they
-// may have to be allocated, and a graph must not hold on to them).
-Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, cudaStream_t stream) {
+// may have to be allocated, and a graph must not hold on to them): then the
+// lean plan, where it needs none and keeps the tensor cores' accumulation
+// chains within impl::kMaxChainDepth.
+Status provide_workspace(impl::LaunchPlan* plan, const KernelEntry& e, const GemmArgs& a, Realign realign, int device,
+                         cudaStream_t stream) {
   const size_t need = plan->workspace_bytes();
   if (need == 0) return {};
   if (a.workspace != nullptr) {
@@ -287,6 +349,12 @@ Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, 
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
     cudaGetLastError();
+    const bool fp32_fma = a.precision.ab == DType::kF32 && a.precision.compute == Compute::kF32;
+    if (const impl::LaunchPlan lean = lean_plan(*plan, e, a, realign);
+        lean.workspace_bytes() == 0 && (fp32_fma || lean.k_per_split <= impl::kMaxChainDepth)) {
+      *plan = lean;
+      return {};
+    }
     return {StatusCode::kNotSupported, "tessel: this call needs " + to_string(need) +
                                            " bytes of scratch memory and its stream is being captured: pass a "
                                            "workspace (GemmArgs::workspace, tessel::workspace_size)"};
@@ -294,34 +362,64 @@ Status provide_workspace(impl::LaunchPlan* plan, const GemmArgs& a, int device, 
   return {};
 }
 
+// The plan of a call on e: make_plan for the GEMM it runs (product: product_call(call)),
+// with a buffer for the product where there is an epilogue.
+impl::LaunchPlan plan_call(const KernelEntry& e, const GemmArgs& call, const GemmArgs& product, int sms,
+                           Realign realign) {
+  impl::LaunchPlan plan = make_plan(e, product, sms, realign);
+  if (call.epilogue.any()) plan.product_bytes = size_t(product.m) * size_t(product.ldc) * sizeof(float);
+  return plan;
+}
+
 // validate -> plan -> launch: the plan (dispatch/plan.hpp) holds every
 // decision; the launcher it names only carries it out.
 // *no_room: the call failed only for want of memory for tessel's own
 // scratch buffers (nothing was written); another kernel may do without.
 // allocate: where set and the call brings no workspace, asked for the plan's scratch memory.
+// realign: the operands auto-dispatch has copied with aligned rows (realign_for).
 Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaStream_t stream, bool* no_room = nullptr,
-              const WorkspaceAllocator* allocate = nullptr) {
+              const WorkspaceAllocator* allocate = nullptr, Realign realign = {}) {
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
-  if (Status s = can_run(e, call, d.cc); !s.ok()) return s;
+  const bool epilogue = call.epilogue.any();
+  GemmArgs a = product_call(call);
+  if (Status s = can_run(e, a, d.cc, realign); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
-  GemmArgs a = call;
+  float* product = nullptr;  // with an epilogue, where the kernel writes the product
+  // The plan's operand copies, then its kernel on them (into the plan's product buffer where there is an epilogue).
+  const auto run = [&](const impl::LaunchPlan& plan) {
+    GemmArgs out = a;
+    if (epilogue) {
+      void* buffer = nullptr;
+      if (cudaError_t got = impl::plan_workspace(plan, stream, impl::WorkspaceUse::kProduct, &buffer);
+          got != cudaSuccess) {
+        return got;
+      }
+      out.C = product = static_cast<float*>(buffer);
+    }
+    const cudaError_t copy = impl::copy_operands(&out, plan, stream);
+    return copy != cudaSuccess ? copy : plan.launch(out, plan, stream);
+  };
   if (multiplies(a)) {
-    impl::LaunchPlan plan = make_plan(e, a, d.sms);
+    impl::LaunchPlan plan = plan_call(e, call, a, d.sms, realign);
     if (const size_t need = plan.workspace_bytes(); need > 0 && a.workspace == nullptr && allocate && *allocate) {
       if (Status s = (*allocate)(need, &a.workspace); !s.ok()) return s;
       if (a.workspace == nullptr) return {StatusCode::kInternal, "tessel: the workspace allocator returned null"};
       a.workspace_bytes = need;
     }
-    if (Status s = provide_workspace(&plan, a, d.id, stream); !s.ok()) return s;
-    err = plan.launch(a, plan, stream);
+    if (Status s = provide_workspace(&plan, e, a, realign, d.id, stream); !s.ok()) return s;
+    err = run(plan);
     if (err == cudaErrorMemoryAllocation && plan.workspace == nullptr) {  // the same kernel with less scratch
-      const impl::LaunchPlan lean = lean_plan(plan, e, a);
-      if (lean.workspace_bytes() < plan.workspace_bytes()) err = lean.launch(a, lean, stream);
+      const impl::LaunchPlan lean = lean_plan(plan, e, a, realign);
+      if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else {
+  } else if (!epilogue) {
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  }
+  if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
+    err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,
+                                call.epilogue, stream);
   }
   if (err != cudaSuccess) {
     const CUresult encoder = impl::last_tensor_map_result();
@@ -362,11 +460,13 @@ bool all_aligned(const GemmArgs& a) {
 // (step 15, stream-K, shares k-slices only where that pays; step 14 has the
 // other tile shapes).
 // lean: only kernels that can run the call without scratch memory (the GPU had no room for it).
-Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bool lean = false) {
+// realign: the operands copied with aligned rows for kernels that need them so (realign_for).
+Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bool lean = false, Realign realign = {}) {
   *chosen = nullptr;
   const auto fits = [&](const KernelEntry& e) {
-    if (misfit(e, a, d.cc) != kNone) return false;
-    return !lean || !multiplies(a) || lean_plan(make_plan(e, a, d.sms), e, a).workspace_bytes() == 0;
+    if (misfit(e, a, d.cc, realign) != kNone) return false;
+    return !lean || !multiplies(a) ||
+           lean_plan(make_plan(e, a, d.sms, realign), e, a, realign).workspace_bytes() == 0;
   };
   if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a)));
       tuned && tuned->info.auto_dispatch && fits(*tuned)) {
@@ -420,33 +520,63 @@ Status with_named(std::string_view kernel, const GemmArgs& args, F&& then) {
   return then(e, d);
 }
 
-template <class F>
-Status with_chosen(const GemmArgs& args, F&& then) {
+// Whether a call on `stream` can have scratch memory: the caller's workspace
+// or allocator, or tessel's own buffers unless the stream is being captured.
+bool scratch_available(const GemmArgs& a, cudaStream_t stream, const WorkspaceAllocator* allocate) {
+  if (a.workspace != nullptr || (allocate && *allocate)) return true;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return capture == cudaStreamCaptureStatusNone;
+}
+
+// The front of the auto-dispatch entry points: then(entry, device, realign)
+// with the chosen kernel and the operands copied for it. scratch(): whether
+// the call can have scratch memory; where it cannot (a captured stream, no
+// workspace), the choice is among the kernels that need none.
+template <class Scratch, class F>
+Status with_chosen(const GemmArgs& args, Scratch&& scratch, F&& then) {
   if (Status s = validate(args); !s.ok()) return s;
   if (args.m == 0 || args.n == 0) return {};
   Device d;
   if (Status s = current_device(&d); !s.ok()) return s;
+  const bool room = scratch();
+  Realign realign = room ? realign_for(args) : Realign{};
   const KernelEntry* e = nullptr;
-  if (Status s = choose(args, d, &e); !s.ok()) return s;
-  return then(e, d);
+  const GemmArgs product = product_call(args);
+  Status chosen = choose(product, d, &e, !room, realign);
+  if (!chosen.ok() && !room) chosen = choose(product, d, &e);  // none does without: launch() says why
+  if (!chosen.ok()) return chosen;
+  const bool copies = realign.a || realign.b;
+  if (copies && args.workspace != nullptr &&
+      plan_call(*e, args, product, d.sms, realign).workspace_bytes() > args.workspace_bytes) {
+    realign = {};  // the caller's workspace has no room for the copies: the kernels that need none
+    if (Status s = choose(product, d, &e); !s.ok()) return s;
+  }
+  return then(e, d, realign);
 }
 
 // A call on the chosen kernel; where tessel's own scratch memory could not
 // be had, once more on a kernel that needs none (with an allocator or a
 // workspace, own memory is never asked for).
 Status run_chosen(const KernelEntry* e, const GemmArgs& args, const Device& d, cudaStream_t stream,
-                  const WorkspaceAllocator* allocate) {
+                  const WorkspaceAllocator* allocate, Realign realign) {
   bool no_room = false;
-  Status s = launch(*e, args, d, stream, &no_room, allocate);
-  if (no_room && choose(args, d, &e, true).ok()) s = launch(*e, args, d, stream);
+  Status s = launch(*e, args, d, stream, &no_room, allocate, realign);
+  if (no_room && choose(product_call(args), d, &e, true, realign).ok()) {
+    s = launch(*e, args, d, stream, nullptr, nullptr, realign);
+  }
   return s;
 }
 
 // The scratch memory entry e's plan for args needs.
-Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes) {
+Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes, Realign realign = {}) {
   if (!multiplies(args)) return {};
-  if (Status s = can_run(*e, args, d.cc); !s.ok()) return s;
-  *bytes = make_plan(*e, args, d.sms).workspace_bytes();
+  const GemmArgs product = product_call(args);
+  if (Status s = can_run(*e, product, d.cc, realign); !s.ok()) return s;
+  *bytes = plan_call(*e, args, product, d.sms, realign).workspace_bytes();
   return {};
 }
 
@@ -463,7 +593,7 @@ Status select_kernel(const GemmArgs& args, std::string* name) {
     Device d;
     if (Status s = current_device(&d); !s.ok()) return s;
     const KernelEntry* e = nullptr;
-    if (Status s = choose(args, d, &e); !s.ok()) return s;
+    if (Status s = choose(product_call(args), d, &e, false, realign_for(args)); !s.ok()) return s;
     *name = e->info.name;
     return {};
   });
@@ -473,9 +603,11 @@ Status gemm(const GemmArgs& args, cudaStream_t stream) { return gemm(args, strea
 
 Status gemm(const GemmArgs& args, cudaStream_t stream, const WorkspaceAllocator& allocate) {
   return guarded([&] {
-    return with_chosen(args, [&](const KernelEntry* e, const Device& d) {
-      return run_chosen(e, args, d, stream, &allocate);
-    });
+    return with_chosen(
+        args, [&] { return scratch_available(args, stream, &allocate); },
+        [&](const KernelEntry* e, const Device& d, Realign realign) {
+          return run_chosen(e, args, d, stream, &allocate, realign);
+        });
   });
 }
 
@@ -492,7 +624,9 @@ Status workspace_size(const GemmArgs& args, size_t* bytes) {
   return guarded([&]() -> Status {
     if (bytes == nullptr) return invalid("bytes is null: pass the size_t to receive the size");
     *bytes = 0;
-    return with_chosen(args, [&](const KernelEntry* e, const Device& d) { return plan_bytes(e, args, d, bytes); });
+    return with_chosen(
+        args, [] { return true; },  // sized for a workspace the caller will pass
+        [&](const KernelEntry* e, const Device& d, Realign realign) { return plan_bytes(e, args, d, bytes, realign); });
   });
 }
 

@@ -108,14 +108,26 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
 
 // Step 16: k split into whole staged chunks until the columns' blocks times
 // the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
-// fewer where they would not fit kMaxPartsBytes).
+// fewer where they would not fit kMaxPartsBytes). On tensor cores: first
+// k among a block's warps (k_groups), then across blocks where they are few.
 LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
-  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
-  const int64_t columns = a.opB == Op::T ? impl::kSmallMColumnsT : impl::kSmallMThreads * vector;
+  int64_t columns = 0, target = impl::kSmallMBlocksPerSm * sms;
+  if (e.info.b_op_t_only) {
+    const int64_t steps = ceil_div(a.k, int64_t(32));
+    const int unroll = impl::small_mma_unroll(a.m);
+    p.k_groups = impl::kSmallMmaWarps;
+    while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
+    columns = int64_t(impl::kSmallMmaWarps / p.k_groups) * 16;
+    target = impl::kSmallMmaBlocksPerSm * sms;
+    if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
+  } else {
+    const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
+    columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
+  }
   const int64_t blocks = ceil_div(a.n, columns);
-  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
+  int64_t splits = std::min(ceil_div(target, blocks), impl::kMaxSplits);
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
   splits = std::min(splits, parts_that_fit(a.m, a.n));
   if (splits <= 1) return p;
@@ -167,7 +179,20 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   return p;
 }
 
-LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
+Realign realign_for(const GemmArgs& a) {
+  if (a.k == 0 || a.alpha == 0.0f) return {};
+  const size_t bytes = size_of(a.precision.ab);
+  const auto unaligned = [&](const void* p, int64_t ld) {
+    return reinterpret_cast<uintptr_t>(p) % 16 != 0 || ld * int64_t(bytes) % 16 != 0;
+  };
+  Realign r{unaligned(a.A, a.lda), unaligned(a.B, a.ldb)};
+  const double copied = double(bytes) * ((r.a ? double(a.m) * double(a.k) : 0.0) +
+                                         (r.b ? double(a.k) * double(a.n) : 0.0));
+  if (copied > 0 && !impl::realign_pays(2.0 * double(a.m) * double(a.n) * double(a.k), copied, a.precision)) return {};
+  return r;
+}
+
+LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Realign realign) {
   const KernelEntry* e = &entry;
   if (e->fallback != nullptr) {  // sizes TMA cannot address go to the fallback, and so do grids too tall
     const bool addressable = a.m < kMaxTmaExtent && a.n < kMaxTmaExtent && a.k < kMaxTmaExtent;
@@ -233,7 +258,10 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
       p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = true;
       break;
   }
-  p.operand_bytes = impl::flipped_bytes(a, p.copy_a, p.copy_b);
+  // Operands not in 16-byte units, for a kernel that needs them so and copies them no other way.
+  p.realign_a = realign.a && e->info.alignment > 1 && !p.copy_a;
+  p.realign_b = realign.b && e->info.alignment > 1 && !p.copy_b;
+  p.operand_bytes = impl::operand_copy_bytes(a, p.copy_a, p.copy_b, p.realign_a, p.realign_b);
 
   // Step 08's split-k parts (the tensor-core steps plan theirs above, always to the workspace):
   // each into the workspace, summed into C in part order (the same bits every run),
@@ -256,8 +284,12 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms) {
   return p;
 }
 
-impl::LaunchPlan lean_plan(impl::LaunchPlan p, const KernelEntry& e, const GemmArgs& a) {
-  if (e.copies == Copies::kWherePays) p.copy_a = p.copy_b = false, p.operand_bytes = 0;
+impl::LaunchPlan lean_plan(impl::LaunchPlan p, const KernelEntry& e, const GemmArgs& a, Realign realign) {
+  if (e.copies == Copies::kWherePays) {  // operands not in 16-byte units are still copied, as they are
+    p.copy_a = p.copy_b = false;
+    p.realign_a = realign.a && e.info.alignment > 1, p.realign_b = realign.b && e.info.alignment > 1;
+    p.operand_bytes = impl::operand_copy_bytes(a, false, false, p.realign_a, p.realign_b);
+  }
   if (p.splits > 1 || p.parts_to_workspace) {
     p.splits = 1, p.k_per_split = a.k, p.part_rows = 0, p.parts_to_workspace = false, p.parts_bytes = 0;
   }

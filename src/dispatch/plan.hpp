@@ -17,14 +17,25 @@ namespace tessel {
 impl::LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms,
                                int64_t* busiest = nullptr);
 
+// The operands of a call that auto-dispatch copies with their rows in
+// 16-byte units before an aligned kernel reads them: those whose pointer or
+// leading dimension is not, where the copies pay (impl::realign_pays).
+struct Realign {
+  bool a = false, b = false;
+};
+Realign realign_for(const GemmArgs& a);
+
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=
 // 0) on entry e: the configuration it runs on (e's, its 4-warp variant, or
-// its fallback), the schedule, operand copies, split-k parts and workspace.
-impl::LaunchPlan make_plan(const KernelEntry& e, const GemmArgs& a, int sms);
+// its fallback), the schedule, operand copies (those `realign` names, where
+// e needs aligned operands and copies them no other way), split-k parts and
+// workspace.
+impl::LaunchPlan make_plan(const KernelEntry& e, const GemmArgs& a, int sms, Realign realign = {});
 
 // The plan without the scratch memory it can do without, for when the GPU has
 // no room for it: no optional operand copies, k not split, no stream-K
-// sharing. Copies the kernel cannot run without (TMA, tf32 K-major) stay.
-impl::LaunchPlan lean_plan(impl::LaunchPlan plan, const KernelEntry& e, const GemmArgs& a);
+// sharing. Copies the kernel cannot run without (TMA, tf32 K-major, the
+// operands `realign` names) stay.
+impl::LaunchPlan lean_plan(impl::LaunchPlan plan, const KernelEntry& e, const GemmArgs& a, Realign realign = {});
 
 }  // namespace tessel

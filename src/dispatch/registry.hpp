@@ -12,7 +12,7 @@
 
 namespace tessel {
 
-// Which operands a kernel has copied transposed before it runs (dispatch decides, flip_operands copies).
+// Which operands a kernel has copied transposed before it runs (dispatch decides and copies: copy_operands).
 enum class Copies {
   kNone,
   kWherePays,    // step 08: A with op N, B with op T, where copy_pays (always with stream-K sharing)

@@ -26,6 +26,17 @@ const char* to_string(DType dtype) {
   return "unknown";
 }
 
+const char* to_string(Activation act) {
+  switch (act) {
+    case Activation::kNone: return "none";
+    case Activation::kRelu: return "relu";
+    case Activation::kGelu: return "gelu";
+    case Activation::kGeluTanh: return "gelu_tanh";
+    case Activation::kSilu: return "silu";
+  }
+  return "unknown";
+}
+
 size_t size_of(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
 
 const std::vector<Precision>& supported_precisions() {

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/cublaslt.hpp"
 #include "harness/device_data.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
@@ -65,6 +67,30 @@ std::vector<Summary> time_launches(const std::vector<std::function<void()>>& lau
   return out;
 }
 
+// A device-to-device copy of 1 GiB: bytes read + written per second, median of 10 after 2 warm-ups.
+double copy_bandwidth() {
+  constexpr size_t kBytes = size_t(1) << 30;
+  DeviceBuffer<char> src(kBytes), dst(kBytes);
+  Events ev;
+  std::vector<double> ms;
+  for (int r = 0; r < 12; ++r) {
+    check_cuda(cudaEventRecord(ev.start_), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(dst.get(), src.get(), kBytes, cudaMemcpyDeviceToDevice), "copy");
+    check_cuda(cudaEventRecord(ev.stop_), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(ev.stop_), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, ev.start_, ev.stop_), "cudaEventElapsedTime");
+    if (r >= 2) ms.push_back(t);
+  }
+  return 2.0 * double(kBytes) / (summarize(ms).median * 1e-3) / 1e9;
+}
+
+// The bytes a call must move at the least: A and B read once, C written (and read with beta != 0).
+double call_bytes(const Shape& s, const Precision& p, float beta) {
+  const double ab = double(size_of(p.ab)), c = double(size_of(p.c));
+  return ab * double(s.m * s.k + s.k * s.n) + c * double(s.m * s.n) * (beta != 0.0f ? 2 : 1);
+}
+
 }  // namespace
 
 std::vector<SuiteCase> bench_calls(const BenchOptions& o) {
@@ -80,6 +106,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                                 const std::function<void(const BenchRow&)>& on_row) {
   const GpuInfo gpu = query_gpu();
   DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
+  const double copy_gbs = copy_bandwidth();
   const std::vector<SuiteCase> calls = bench_calls(o);
   const size_t total = calls.size() * o.kernels.size();
   std::vector<BenchRow> rows;
@@ -104,16 +131,57 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       dRef.copy_from(dC0);
       a.A = dA.get(), a.B = dB.get();
 
+      // The epilogue's vectors (scales in [0.5, 1.5)) and second outputs; the reference applies it in a pass of its own.
+      const EpilogueSpec& es = o.epilogue;
+      const size_t bias_count = size_t(es.bias == EpilogueSpec::Bias::kPerRow ? shape.m : shape.n);
+      DeviceBuffer<uint8_t> dBias((es.bias != EpilogueSpec::Bias::kNone ? bias_count : 0) * size_of(ct)),
+          dPre(es.pre_activation ? dC0.size() : 0), dRefPre(dPre.size());
+      auto scales = [&](int64_t count, uint64_t seed) {
+        std::vector<float> v(size_t(es.scales ? count : 0));
+        fill_random(v, seed);
+        for (float& x : v) x = 1.0f + 0.5f * x;
+        return DeviceBuffer<float>(v);
+      };
+      const DeviceBuffer<float> dRow = scales(shape.m, o.seed + 3), dCol = scales(shape.n, o.seed + 4);
+      if (dBias.size()) fill_device(dBias.get(), ct, bias_count, o.seed + 5);
+      Epilogue epilogue;
+      epilogue.bias = dBias.size() ? dBias.get() : nullptr;
+      epilogue.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
+      epilogue.activation = es.activation;
+      if (es.scales) epilogue.row_scale = dRow.get(), epilogue.col_scale = dCol.get();
+      Epilogue ref_epilogue = epilogue;
+      if (es.pre_activation) epilogue.pre_activation = dPre.get(), ref_epilogue.pre_activation = dRefPre.get();
+      epilogue.ld_pre = ref_epilogue.ld_pre = es.pre_activation ? a.ldc : 0;
+      a.epilogue = epilogue;
+
       GemmArgs ref = a;
-      ref.C = dRef.get();  // the reference result stays here; timed cuBLAS runs write dC
-      cublas.gemm(ref);
-      check_cuda(cudaDeviceSynchronize(), "cuBLAS reference");
+      ref.epilogue = {};
+      std::unique_ptr<CublasLtEpilogue> fused;  // with fused_reference: cuBLASLt's epilogue, writing dC
+      auto reference = [&] {
+        if (fused) {
+          fused->run();
+          return;
+        }
+        cublas.gemm(ref);
+        if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
+      };
+      ref.C = dRef.get();  // the reference result stays here; timed reference runs write dC
+      if (o.fused_reference) {
+        GemmArgs lt = a;
+        lt.C = dRef.get();
+        CublasLtEpilogue(lt).run();
+        lt.C = dC.get();
+        fused = std::make_unique<CublasLtEpilogue>(lt);
+      } else {
+        reference();
+      }
+      check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
       // cuBLAS timed alone, once per shape, for the rows whose kernel is not timed (refused, failed);
       // timed rows time it in alternation with their kernel.
       std::optional<Summary> alone;
       auto untimed_row = [&](BenchRow row, const char* status, std::string note) {
-        if (!alone) alone = time_launches({[&] { cublas.gemm(ref); }}, flush, o)[0];
+        if (!alone) alone = time_launches({reference}, flush, o)[0];
         row.status = status, row.note = std::move(note);
         row.ref_ms = *alone, row.ref_tflops = tflops(shape.m, shape.n, shape.k, alone->median);
         rows.push_back(std::move(row));
@@ -124,7 +192,8 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         // A kernel for small m only has no row for larger shapes.
         if (const auto info = find_kernel(kernel); info && info->max_m > 0 && shape.m > info->max_m) continue;
         if (progress) progress(rows.size(), total, kernel + " " + to_string(ops) + " " + to_string(shape));
-        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite};
+        BenchRow row{kernel, to_string(o.precision), ops, shape, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite,
+                     to_string(es)};
         GemmArgs run = a;
         run.C = dC.get();
         dC.copy_from(dC0);
@@ -149,12 +218,14 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
             {[&] {
                if (Status s = run_gemm(kernel, run); !s.ok()) throw std::runtime_error(s.message());
              },
-             [&] { cublas.gemm(ref); }},
+             reference},
             flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
         row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);
         row.ref_tflops = tflops(shape.m, shape.n, shape.k, row.ref_ms.median);
         row.ratio = row.ref_tflops > 0 ? row.tflops / row.ref_tflops : 0;
+        row.gbs = call_bytes(shape, o.precision, o.beta) / (row.ms.median * 1e-3) / 1e9;
+        row.copy_gbs = copy_gbs;
         rows.push_back(std::move(row));
         if (on_row) on_row(rows.back());
       }
@@ -166,7 +237,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 
 std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows) {
   std::vector<SuiteSummary> out;
-  std::vector<double> log_sums;
+  std::vector<double> log_sums, small_sums, copy_sums;
   for (const BenchRow& r : rows) {
     auto it = std::find_if(out.begin(), out.end(),
                            [&](const SuiteSummary& s) { return s.kernel == r.kernel && s.dtype == r.dtype; });
@@ -174,17 +245,28 @@ std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows) {
       SuiteSummary fresh;
       fresh.kernel = r.kernel, fresh.dtype = r.dtype;
       out.push_back(fresh);
-      log_sums.push_back(0);
+      log_sums.push_back(0), small_sums.push_back(0), copy_sums.push_back(0);
       it = out.end() - 1;
     }
     SuiteSummary& s = *it;
     ++s.rows;
     if (r.status != "ok" || !(r.ratio > 0)) continue;
-    log_sums[size_t(it - out.begin())] += std::log(r.ratio);
+    const size_t at = size_t(it - out.begin());
+    log_sums[at] += std::log(r.ratio);
     if (s.timed++ == 0 || r.ratio < s.worst) s.worst = r.ratio, s.worst_call = to_string(r.ops) + " " + to_string(r.shape);
+    if (r.shape.m <= kMemoryBoundM && r.copy_gbs > 0) {
+      const double share = r.gbs / r.copy_gbs;
+      small_sums[at] += std::log(r.ratio), copy_sums[at] += std::log(share);
+      if (s.small_m++ == 0) s.small_m_worst = r.ratio, s.small_m_copy_worst = share;
+      s.small_m_worst = std::min(s.small_m_worst, r.ratio), s.small_m_copy_worst = std::min(s.small_m_copy_worst, share);
+    }
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i].timed > 0) out[i].geomean = std::exp(log_sums[i] / out[i].timed);
+    if (out[i].small_m > 0) {
+      out[i].small_m_geomean = std::exp(small_sums[i] / out[i].small_m);
+      out[i].small_m_copy_geomean = std::exp(copy_sums[i] / out[i].small_m);
+    }
   }
   return out;
 }

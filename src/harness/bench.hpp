@@ -11,6 +11,7 @@
 #include "harness/gpu.hpp"
 #include "harness/shapes.hpp"
 #include "harness/stats.hpp"
+#include "harness/verify.hpp"
 
 namespace tessel::harness {
 
@@ -23,6 +24,11 @@ struct BenchOptions {
   Precision precision;         // of every row; cuBLAS runs the same types
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
+  // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device),
+  // or with fused_reference cuBLASLt's own fused epilogue (CublasLtEpilogue::takes).
+  // Scales need beta = 0 (the separate pass scales beta * C too).
+  EpilogueSpec epilogue;
+  bool fused_reference = false;
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)
@@ -44,6 +50,9 @@ struct BenchRow {
   std::string note;            // why it failed, if it did
   std::string ran;             // for kAuto: the kernel auto-dispatch ran
   std::string suite;           // the shape suite the row's call came from, if any
+  std::string epilogue;        // to_string(EpilogueSpec): "none" without one
+  double gbs = 0;              // the bytes the call must move (A, B read; C written, and read if beta != 0) / median
+  double copy_gbs = 0;         // a device-to-device copy's bytes read + written / time, measured in the same run
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
@@ -63,7 +72,12 @@ struct SuiteSummary {
   int rows = 0, timed = 0;
   double geomean = 0, worst = 0;
   std::string worst_call;  // "NT 16x6144x4096"
+  // The timed rows with m <= kMemoryBoundM, where the call streams B: their ratios and
+  // their bandwidth as a fraction of the copy's (geometric mean and worst).
+  int small_m = 0;
+  double small_m_geomean = 0, small_m_worst = 0, small_m_copy_geomean = 0, small_m_copy_worst = 0;
 };
+constexpr int64_t kMemoryBoundM = 16;
 std::vector<SuiteSummary> summarize_suite(const std::vector<BenchRow>& rows);
 
 }  // namespace tessel::harness

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "device/activation.cuh"
 #include "device/types.cuh"
 #include "harness/gpu.hpp"
 #include "harness/random.hpp"
@@ -56,7 +57,35 @@ __global__ void compare_kernel(const T* D, const T* R, int64_t m, int64_t n, int
   }
 }
 
+// What a caller without a fused epilogue runs after the GEMM wrote D in its type:
+// D = act(row_scale * col_scale * D + bias) in place (and act's input to pre).
+template <class T>
+__global__ void unfused_epilogue_kernel(T* D, int64_t m, int64_t n, int64_t ld, Epilogue e) {
+  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const T* bias = static_cast<const T*>(e.bias);
+  T* pre = static_cast<T*>(e.pre_activation);
+  for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
+    T* d = D + i * ld + j;
+    float v = device::to_float(*d) * (e.row_scale ? e.row_scale[i] : 1.0f) * (e.col_scale ? e.col_scale[j] : 1.0f);
+    if (bias) v += device::to_float(bias[e.bias_per_row ? i : j]);
+    if (pre) pre[i * e.ld_pre + j] = device::from_float<T>(v);
+    *d = device::from_float<T>(device::activate(v, e.activation));
+  }
+}
+
 }  // namespace
+
+void unfused_epilogue_device(void* D, int64_t m, int64_t n, int64_t ld, DType type, const Epilogue& e,
+                             cudaStream_t stream) {
+  if (m <= 0 || n <= 0) return;
+  device::with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const dim3 grid(unsigned((n + 255) / 256), unsigned(std::min<int64_t>(m, 65535)));
+    unfused_epilogue_kernel<T><<<grid, 256, 0, stream>>>(static_cast<T*>(D), m, n, ld, e);
+  });
+  check_cuda(cudaGetLastError(), "unfused_epilogue_device");
+}
 
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream) {
   if (count == 0) return;

@@ -16,6 +16,12 @@ namespace tessel::harness {
 // index), rounded once to the type (different seeds: unrelated values).
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
 
+// The epilogue as a separate pass after a GEMM that wrote D (m x n, leading
+// dimension ld, of `type`): D = act(row_scale * col_scale * D + bias) in place,
+// act's input to e.pre_activation where set; the benchmark's unfused reference.
+void unfused_epilogue_device(void* D, int64_t m, int64_t n, int64_t ld, DType type, const Epilogue& e,
+                             cudaStream_t stream = nullptr);
+
 // compare() on device arrays: D against R over the m x n elements (leading
 // dimension ld) of `type`; waits for the result.
 Comparison compare_device(const void* D, const void* R, int64_t m, int64_t n, int64_t ld, DType type);

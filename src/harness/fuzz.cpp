@@ -60,9 +60,9 @@ float pick_scalar(std::mt19937_64& g, bool is_beta) {
 std::string reproducer(const VerifyCase& c, const std::string& why) {
   return fmt::format(
       "tessel verify --kernel {} --dtype {} --sizes {} --ops {} --alpha {:.9g} --beta {:.9g} --ld-pad {} --offset {} "
-      "--seed {}  # {}",
+      "--seed {}{}  # {}",
       c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}), c.alpha, c.beta, c.ld_pad,
-      c.offset, c.seed, why);
+      c.offset, c.seed, c.epilogue.any() ? " --epilogue " + to_string(c.epilogue) : "", why);
 }
 
 struct Shared {
@@ -147,6 +147,12 @@ class Worker {
     c.offset = gen_() % 2 ? 0 : 1 + int64_t(gen_() % 7);
     c.seed = gen_() % 1000000;
     c.stream = stream_;
+    if (gen_() % 4 == 0) {  // one case in four with an epilogue
+      c.epilogue.bias = EpilogueSpec::Bias(gen_() % 3);
+      c.epilogue.activation = Activation(gen_() % 5);
+      c.epilogue.scales = gen_() % 2;
+      c.epilogue.pre_activation = gen_() % 2 || !c.epilogue.any();
+    }
     return c;
   }
 
@@ -177,6 +183,7 @@ class Worker {
     std::shared_lock<std::shared_mutex> held(s_.gate);  // first: released last, after every free below
     VerifyCase c = random_case(true);
     c.shape = {1 + c.shape.m % 700, 1 + c.shape.n % 700, 1 + c.shape.k % 4000};
+    c.epilogue = {};  // the call below is made from the layout alone
     const SgemmArgs layout = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta);
     std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
         hC(size_t(c.shape.m * layout.ldc));

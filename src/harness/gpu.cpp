@@ -90,14 +90,6 @@ Cublas::Cublas() {
 Cublas::~Cublas() { cublasDestroy(handle_); }
 
 namespace {
-cudaDataType_t cuda_type(DType t) {
-  switch (t) {
-    case DType::kF16: return CUDA_R_16F;
-    case DType::kBF16: return CUDA_R_16BF;
-    case DType::kF32: break;
-  }
-  return CUDA_R_32F;
-}
 const char* cuda_type_name(DType t) {
   switch (t) {
     case DType::kF16: return "CUDA_R_16F";
@@ -108,6 +100,15 @@ const char* cuda_type_name(DType t) {
 }
 bool is_sgemm(const Precision& p) { return p == Precision{}; }
 }  // namespace
+
+cudaDataType_t cuda_type(DType t) {
+  switch (t) {
+    case DType::kF16: return CUDA_R_16F;
+    case DType::kBF16: return CUDA_R_16BF;
+    case DType::kF32: break;
+  }
+  return CUDA_R_32F;
+}
 
 std::string Cublas::description(const Precision& p) {
   if (is_sgemm(p)) return "cuBLAS cublasSgemm_64, CUBLAS_DEFAULT_MATH (pure FP32, TF32 off)";

@@ -17,6 +17,7 @@ namespace tessel::harness {
 // Throws std::runtime_error naming `what` when err is not cudaSuccess.
 void check_cuda(cudaError_t err, const char* what);
 void check_cublas(cublasStatus_t status, const char* what);
+cudaDataType_t cuda_type(DType t);  // CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
 
 // True when a CUDA GPU is visible; otherwise *why says what CUDA answered.
 bool gpu_available(std::string* why = nullptr);

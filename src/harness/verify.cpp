@@ -56,6 +56,9 @@ class CaseArray {
     }
     size_ = host.size();
     check_cuda(cudaMemcpy(ptr_, host.data(), size_, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+    // From pageable memory the copy may still be landing: the case's own (non-blocking) stream must not
+    // run ahead of it (a call with alpha == 0 launches at once).
+    check_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
     return ptr_;
   }
   std::vector<uint8_t> download() const {
@@ -70,7 +73,7 @@ class CaseArray {
 };
 
 struct CaseArrays {
-  CaseArray a, b, c, ref;
+  CaseArray a, b, c, ref, bias, row_scale, col_scale, pre;
 };
 CaseArrays& case_arrays() {
   thread_local CaseArrays arrays;
@@ -119,7 +122,60 @@ double tolerance(const Precision& p, int64_t k) {
 
 void release_case_arrays() {
   CaseArrays& arrays = case_arrays();
-  arrays.a.release(), arrays.b.release(), arrays.c.release(), arrays.ref.release();
+  for (CaseArray* x : {&arrays.a, &arrays.b, &arrays.c, &arrays.ref, &arrays.bias, &arrays.row_scale,
+                       &arrays.col_scale, &arrays.pre}) {
+    x->release();
+  }
+}
+
+double activate(double v, Activation act) {
+  switch (act) {
+    case Activation::kRelu: return v < 0.0 ? 0.0 : v;
+    case Activation::kGelu: return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    case Activation::kGeluTanh: return 0.5 * v * (1.0 + std::tanh(std::sqrt(2.0 / 3.14159265358979323846) * (v + 0.044715 * v * v * v)));
+    case Activation::kSilu: return v / (1.0 + std::exp(-v));
+    case Activation::kNone: break;
+  }
+  return v;
+}
+
+std::optional<EpilogueSpec> parse_epilogue(const std::string& text) {
+  EpilogueSpec e;
+  if (text == "none") return e;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('+', start), text.size());
+    const std::string term = text.substr(start, end - start);
+    bool activation = false;
+    for (Activation act : {Activation::kRelu, Activation::kGelu, Activation::kGeluTanh, Activation::kSilu}) {
+      if (term == to_string(act)) e.activation = act, activation = true;
+    }
+    if (activation) {
+    } else if (term == "bias") {
+      e.bias = EpilogueSpec::Bias::kPerColumn;
+    } else if (term == "rowbias") {
+      e.bias = EpilogueSpec::Bias::kPerRow;
+    } else if (term == "scale") {
+      e.scales = true;
+    } else if (term == "pre") {
+      e.pre_activation = true;
+    } else {
+      return std::nullopt;
+    }
+    start = end + 1;
+  }
+  return e;
+}
+
+std::string to_string(const EpilogueSpec& e) {
+  std::string s;
+  auto add = [&](const std::string& term) { s += (s.empty() ? "" : "+") + term; };
+  if (e.bias == EpilogueSpec::Bias::kPerColumn) add("bias");
+  if (e.bias == EpilogueSpec::Bias::kPerRow) add("rowbias");
+  if (e.activation != Activation::kNone) add(to_string(e.activation));
+  if (e.scales) add("scale");
+  if (e.pre_activation) add("pre");
+  return s.empty() ? "none" : s;
 }
 
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
@@ -135,6 +191,30 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
   }
+  // The epilogue's vectors (scales in [0.5, 1.5)) and its second output, poisoned as C is.
+  const EpilogueSpec& es = c.epilogue;
+  const bool epi = es.any();
+  std::vector<float> hBias, hRow, hCol, hPre;
+  if (es.bias != EpilogueSpec::Bias::kNone) {
+    hBias.resize(size_t(es.bias == EpilogueSpec::Bias::kPerRow ? m : n));
+    fill_random(hBias, c.seed * 5 + 1);
+    round_to(hBias, ct);
+  }
+  if (es.scales) {
+    hRow.resize(size_t(m)), hCol.resize(size_t(n));
+    fill_random(hRow, c.seed * 5 + 2), fill_random(hCol, c.seed * 5 + 3);
+    for (std::vector<float>* v : {&hRow, &hCol}) {
+      for (float& x : *v) x = 1.0f + 0.5f * x;
+    }
+  }
+  if (es.pre_activation) {
+    hPre.assign(size_t(m * a.ldc + kGuard), from_bits(kGuardBits));
+    for (int64_t i = 0; i < m; ++i) std::fill_n(hPre.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
+  }
+  auto scale_at = [&](int64_t i, int64_t j) { return es.scales ? double(hRow[size_t(i)]) * hCol[size_t(j)] : 1.0; };
+  auto bias_at = [&](int64_t i, int64_t j) {
+    return hBias.empty() ? 0.0 : double(hBias[size_t(es.bias == EpilogueSpec::Bias::kPerRow ? i : j)]);
+  };
   // Each array starts c.offset elements into its allocation, after guard elements.
   auto guarded = [&](const std::vector<float>& v, DType t) {
     std::vector<float> all(size_t(c.offset), from_bits(kGuardBits));
@@ -147,14 +227,31 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   uint8_t* const pA = dA.upload(bytesA);
   uint8_t* const pB = dB.upload(bytesB);
   uint8_t* const pC = dC.upload(bytesC);
-  uint8_t* const pRef = dRef.upload(bytesC);
   const size_t skip_ab = size_t(c.offset) * size_of(ab), skip_c = size_t(c.offset) * size_of(ct);
+  // With an epilogue, cuBLAS makes the FP32 product alone and the host applies the epilogue to it.
+  uint8_t* const pRef = epi ? dRef.upload(std::vector<uint8_t>(size_t(m * a.ldc) * sizeof(float))) : dRef.upload(bytesC);
   GemmArgs ref = to_gemm(a);
   ref.precision = c.precision;
-  ref.A = pA + skip_ab, ref.B = pB + skip_ab, ref.C = pRef + skip_c;
-  cublas.gemm(ref, c.stream);
-  GemmArgs run = ref;
-  run.C = pC + skip_c;
+  ref.A = pA + skip_ab, ref.B = pB + skip_ab, ref.C = epi ? pRef : pRef + skip_c;
+  if (epi) ref.precision.c = DType::kF32, ref.beta = 0.0f;
+  // A call with alpha == 0 or k == 0 reads neither A nor B: its product is the zeros uploaded
+  // (cuBLAS's tf32 path was seen to write non-zeros there).
+  if (!epi || (a.k > 0 && a.alpha != 0.0f)) cublas.gemm(ref, c.stream);
+  GemmArgs run = to_gemm(a);
+  run.precision = c.precision;
+  run.A = ref.A, run.B = ref.B, run.C = pC + skip_c;
+  const std::vector<uint8_t> bytesPre = es.pre_activation ? guarded(hPre, ct) : std::vector<uint8_t>{};
+  if (epi) {
+    Epilogue& e = run.epilogue;
+    if (!hBias.empty()) e.bias = arrays.bias.upload(encode(hBias, ct));
+    e.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
+    e.activation = es.activation;
+    if (es.scales) {
+      e.row_scale = reinterpret_cast<const float*>(arrays.row_scale.upload(encode(hRow, DType::kF32)));
+      e.col_scale = reinterpret_cast<const float*>(arrays.col_scale.upload(encode(hCol, DType::kF32)));
+    }
+    if (es.pre_activation) e.pre_activation = arrays.pre.upload(bytesPre) + skip_c, e.ld_pre = a.ldc;
+  }
   if (c.pending_error) {
     void* p = nullptr;
     if (cudaMalloc(&p, size_t(1) << 50) == cudaSuccess) cudaFree(p);  // fails: cudaErrorMemoryAllocation pending
@@ -170,6 +267,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   r.clobbered = changed(dA.download(), bytesA) + changed(dB.download(), bytesB);
   if (!r.status.ok()) {
     r.clobbered += changed(dC.download(), bytesC);
+    if (es.pre_activation) r.clobbered += changed(arrays.pre.download(), bytesPre);
     r.reason = r.status.message() + (r.clobbered ? " (and it changed " + std::to_string(r.clobbered) + " bytes)" : "");
     return r;
   }
@@ -182,11 +280,38 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   const std::vector<uint8_t> bytesD(bytesD_all.begin() + std::ptrdiff_t(skip_c), bytesD_all.end());
   const std::vector<uint8_t> bytesC0(bytesC.begin() + std::ptrdiff_t(skip_c), bytesC.end());
   const std::vector<uint8_t> bytesR_all = dRef.download();
-  const std::vector<float> D = decode(bytesD, ct),
-                           R = decode(std::vector<uint8_t>(bytesR_all.begin() + std::ptrdiff_t(skip_c), bytesR_all.end()), ct);
+  const std::vector<float> D = decode(bytesD, ct);
+  std::vector<float> R, Rpre;
+  if (!epi) {
+    R = decode(std::vector<uint8_t>(bytesR_all.begin() + std::ptrdiff_t(skip_c), bytesR_all.end()), ct);
+  } else {  // the epilogue on cuBLAS's FP32 product, in fp64, rounded once to C's type
+    const std::vector<float> X = decode(bytesR_all, DType::kF32);
+    R.assign(D.size(), 0.0f), Rpre.assign(D.size(), 0.0f);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const size_t e = size_t(i * a.ldc + j);
+        const double v = scale_at(i, j) * X[e] + (c.beta != 0.0f ? double(c.beta) * hC[e] : 0.0) + bias_at(i, j);
+        Rpre[e] = float(v), R[e] = float(activate(v, es.activation));
+      }
+    }
+    round_to(R, ct), round_to(Rpre, ct);
+  }
 
   const Comparison cmp = compare(D, R, m, n, a.ldc);
   r.nonfinite = cmp.nonfinite;
+  // The second output: against its reference, and nothing outside its m x n written.
+  double pre_err = 0;
+  if (es.pre_activation) {
+    const std::vector<uint8_t> all = arrays.pre.download();
+    for (size_t i = 0; i < skip_c; ++i) r.clobbered += all[i] != bytesPre[i];
+    const std::vector<float> P = decode(std::vector<uint8_t>(all.begin() + std::ptrdiff_t(skip_c), all.end()), ct);
+    const std::vector<float> P0 = decode(std::vector<uint8_t>(bytesPre.begin() + std::ptrdiff_t(skip_c), bytesPre.end()), ct);
+    pre_err = compare(P, Rpre, m, n, a.ldc).rel_err;
+    for (size_t e = 0; e < P.size(); ++e) {
+      const bool inside = int64_t(e) < m * a.ldc && int64_t(e) % a.ldc < n;
+      if (!inside && std::memcmp(&P[e], &P0[e], sizeof(float)) != 0) ++r.clobbered;
+    }
+  }
   const size_t size = size_of(ct);
   for (size_t e = 0; e < D.size(); ++e) {
     const bool inside = int64_t(e) < m * a.ldc && int64_t(e) % a.ldc < n;
@@ -219,10 +344,16 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     p2 = t2 = 0;
     for (auto [i, j] : at) {
       double terms2 = 0.0;
-      const double want = reference_element(host, i, j, &terms2);
-      t2 += terms2;
+      double want = reference_element(host, i, j, &terms2);
       const size_t e = size_t(i * a.ldc + j);
-      const double product = c.beta != 0.0f ? want - double(c.beta) * hC[e] : want;
+      const double bc = c.beta != 0.0f ? double(c.beta) * hC[e] : 0.0;
+      double product = want - bc;
+      if (epi) {  // the epilogue on the fp64 result; the rounding scales grow with the output scale
+        const double scale = scale_at(i, j);
+        product *= scale, terms2 *= scale * scale;
+        want = activate(product + bc + bias_at(i, j), es.activation);
+      }
+      t2 += terms2;
       d2 += (D[e] - want) * (D[e] - want);
       c2 += (R[e] - want) * (R[e] - want);
       x2 += want * want;
@@ -248,6 +379,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   std::string why;
   if (r.nonfinite > 0) why = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
   else if (r.clobbered > 0) why = std::to_string(r.clobbered) + " elements outside C's m x n (or of A, B) were overwritten";
+  else if (!(pre_err <= r.tolerance)) why = "pre_activation off its reference by " + std::to_string(pre_err);
   else if (r.cublas_off && fp64_everywhere && r.err_vs_fp64 <= r.tolerance) why.clear();  // tessel right, cuBLAS not
   else if (!(r.err_vs_cublas <= r.tolerance) || !(r.err_vs_fp64 <= r.tolerance) || !(r.cublas_vs_fp64 <= r.tolerance)) {
     // Which of the three disagree, with the numbers: the fp64 reference decides who is off.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,20 @@
 #include "harness/shapes.hpp"
 
 namespace tessel::harness {
+
+// The epilogue of a case (tessel::Epilogue); the case makes its vectors.
+struct EpilogueSpec {
+  Activation activation = Activation::kNone;
+  enum class Bias { kNone, kPerColumn, kPerRow } bias = Bias::kNone;
+  bool scales = false;          // a row and a column scale, each in [0.5, 1.5)
+  bool pre_activation = false;  // act's input to a second, guarded output as well
+  bool any() const { return activation != Activation::kNone || bias != Bias::kNone || scales || pre_activation; }
+};
+// "none", or terms joined by '+': bias | rowbias, relu | gelu | gelu_tanh | silu, scale, pre.
+std::optional<EpilogueSpec> parse_epilogue(const std::string& text);
+std::string to_string(const EpilogueSpec& e);
+// act in fp64, as the reference applies it.
+double activate(double v, Activation act);
 
 struct VerifyCase {
   std::string kernel;        // a registered name, or kAuto
@@ -24,6 +39,7 @@ struct VerifyCase {
   int64_t offset = 0;        // A, B and C start this many elements past their allocation (guarded)
   cudaStream_t stream = nullptr;
   bool pending_error = false;  // an unrelated CUDA error is left pending just before the call
+  EpilogueSpec epilogue = {};
 };
 
 struct VerifyResult {

@@ -99,6 +99,16 @@ constexpr int kSmallMColumnsT = 32;
 constexpr int kSmallMChunkK = 512;
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
+// Step 16 on tensor cores (16-bit inputs, B with op T): a block of kSmallMmaWarps
+// warps, each taking 16 rows of B (columns of C) and small_mma_unroll(m) 32-deep
+// k-steps' loads at a time; the plan splits k among LaunchPlan::k_groups of a
+// block's warps (the others take more columns) and, where blocks are few,
+// across blocks in parts of whole kSmallMmaSliceK.
+constexpr int kSmallMmaWarps = 8;
+constexpr int kSmallMmaSliceK = 256;
+constexpr int small_mma_unroll(int64_t m) { return m <= 8 ? 2 : 4; }
+template <DType AB>
+cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
 // without reading C). The dispatcher's path for k == 0 or alpha == 0.
@@ -110,21 +120,28 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,
                              int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type = DType::kF32);
 
+// C = act(row_scale * col_scale * X + beta * C + bias) over m x n, rounded once to c_type
+// (the epilogue's terms: tessel::Epilogue); X: the FP32 product, leading dimension ldx,
+// or null for a product of 0. beta == 0 does not read C.
+cudaError_t launch_epilogue(const float* x, int64_t ldx, float beta, void* C, int64_t m, int64_t n, int64_t ldc,
+                            DType c_type, const Epilogue& epilogue, cudaStream_t stream);
+
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
 // dimension ld) transposed, each value rounded to the nearest tf32 if
 // round_tf32; FP32.
 cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
                              bool round_tf32, cudaStream_t stream);
 
-// The bytes of the workspace that flip_operands uses for the plan's copies.
-size_t flipped_bytes(const GemmArgs& args, bool flip_a, bool flip_b);
+// The bytes of the workspace that copy_operands uses for a plan's copies.
+size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool realign_a, bool realign_b);
 
-// Points the call `*args` (FP32 operands) at copies of A and B stored the
-// other way where plan.copy_a and plan.copy_b say so, with their ops
-// flipped: each is copied transposed (launch_transpose, rounded to tf32 if
-// plan.round_tf32) into the stream's operand workspace
-// (WorkspaceUse::kOperands, plan.operand_bytes), its rows 16-byte aligned
-// (flipped_ld), on `stream` ahead of the GEMM that reads it.
-cudaError_t flip_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);
+// Points the call `*args` at the copies of A and B its plan makes, on
+// `stream` ahead of the GEMM that reads them, in the stream's operand
+// workspace (WorkspaceUse::kOperands, plan.operand_bytes): where plan.copy_a
+// (copy_b) says so, FP32 copied transposed (launch_transpose, rounded to
+// tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
+// (realign_b) says so, copied as it is with its rows in 16-byte units
+// (realigned_ld). Either way the copy starts on a 256-byte boundary.
+cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);
 
 }  // namespace tessel::impl

@@ -54,16 +54,21 @@ struct KPart {
 // The leading dimension of a transposed operand copy whose rows hold
 // `values` FP32 values: whole 16-byte units.
 inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }
+// The same for a realigned copy whose rows hold `values` elements of `element_bytes`.
+inline int64_t realigned_ld(int64_t values, size_t element_bytes) {
+  const int64_t per_unit = 16 / int64_t(element_bytes);
+  return (values + per_unit - 1) / per_unit * per_unit;
+}
 
 // The scratch memory a call uses, by what it holds. kFlags: stream-K's ready
 // flags, zero between calls (every kernel resets what it raised). kPartials:
 // partial sums handed between the blocks of one launch (stream-K). Flags and
 // sums are apart because a call with more flags than the last would otherwise
 // take the last one's sums for raised flags. kOperands: operand copies;
-// kSplitParts: split-k parts. The last two are written by one launch and read
-// by the next.
-enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts };
-constexpr int kWorkspaceUses = 4;
+// kSplitParts: split-k parts; kProduct: the FP32 product an epilogue pass
+// reads. The last three are written by one launch and read by the next.
+enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts, kProduct };
+constexpr int kWorkspaceUses = 5;
 constexpr size_t kWorkspaceAlignment = 256;  // each use's region in one workspace starts on this
 
 struct LaunchPlan;
@@ -82,10 +87,13 @@ struct LaunchPlan {
   StreamKPlan stream_k;       // stream-K: the units shared by k-slices (sharing == 0: whole units only)
   int stream_k_slots = 0;     // stream-K partial-sum slots ...
   int64_t stream_k_slot_floats = 0;  // ... of this many floats each
+  int k_groups = 1;           // step 16 on tensor cores: a block's warps that split k (the rest split n)
   bool copy_a = false, copy_b = false;  // operand copied transposed first (its op flipped)
   bool round_tf32 = false;    // those copies rounded to tf32
+  bool realign_a = false, realign_b = false;  // operand copied as it is, its rows in 16-byte units
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
+  size_t product_bytes = 0;   // an epilogue's FP32 product (m rows of product_ld(n))
   void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
 
   size_t bytes_for(WorkspaceUse use) const {
@@ -94,6 +102,7 @@ struct LaunchPlan {
       case WorkspaceUse::kPartials: return size_t(stream_k_slots) * size_t(stream_k_slot_floats) * sizeof(float);
       case WorkspaceUse::kOperands: return operand_bytes;
       case WorkspaceUse::kSplitParts: return parts_bytes;
+      case WorkspaceUse::kProduct: return product_bytes;
     }
     return 0;
   }
@@ -106,7 +115,7 @@ struct LaunchPlan {
     return offset;
   }
   size_t workspace_bytes() const {
-    const size_t total = offset_of(WorkspaceUse::kSplitParts) + parts_bytes;
+    const size_t total = offset_of(WorkspaceUse::kProduct) + product_bytes;
     return total == 0 ? 0 : total + kWorkspaceAlignment;  // room to align the caller's pointer
   }
 };

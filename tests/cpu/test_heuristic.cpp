@@ -411,4 +411,93 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
   }
 }
 
+// Operands not in 16-byte units are copied with aligned rows first where the
+// GEMM is large enough to pay for the copy (realign_for), and only for the
+// kernels that need them aligned and copy them no other way.
+TEST(Heuristic, UnalignedOperandsAreCopiedWhereTheCopyPays) {
+  using namespace tessel;
+  const auto* aligned = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+  auto unaligned_call = [&](DType ab, int64_t m, int64_t n, int64_t k, Op opA, Op opB) {
+    GemmArgs a = call(ab, ab == DType::kF32 ? DType::kF32 : ab, m, n, k);
+    a.opA = opA, a.opB = opB, a.A = aligned, a.B = aligned;
+    a.lda = opA == Op::N ? k : m, a.ldb = opB == Op::N ? n : k;
+    return a;
+  };
+  // 4097^3 NN: both leading dimensions odd, both copied (1/16 of the GEMM's time or less).
+  const GemmArgs big = unaligned_call(DType::kBF16, 4097, 4097, 4097, Op::N, Op::N);
+  EXPECT_TRUE(realign_for(big).a);
+  EXPECT_TRUE(realign_for(big).b);
+  // An operand whose rows are in 16-byte units stays; an odd pointer alone is enough to copy.
+  GemmArgs one = unaligned_call(DType::kBF16, 4096, 4097, 4096, Op::N, Op::N);
+  EXPECT_FALSE(realign_for(one).a);
+  EXPECT_TRUE(realign_for(one).b);
+  one.A = static_cast<const char*>(aligned) + 2;
+  EXPECT_TRUE(realign_for(one).a);
+  // Too little work for a copy's launch: the element-wise kernels.
+  EXPECT_FALSE(realign_for(unaligned_call(DType::kBF16, 127, 4097, 1000, Op::N, Op::N)).b);
+  EXPECT_FALSE(realign_for(unaligned_call(DType::kF32, 500, 501, 499, Op::T, Op::N)).b);
+  // k == 0 or alpha == 0 reads no operand.
+  GemmArgs none = big;
+  none.alpha = 0.0f;
+  EXPECT_FALSE(realign_for(none).a);
+
+  // The plan copies for the aligned kernel, as it is, rows in 16-byte units.
+  const KernelEntry* wgmma = find_entry("wgmma_cluster_bf16_128x256");
+  const impl::LaunchPlan p = make_plan(*wgmma, big, 132, realign_for(big));
+  EXPECT_TRUE(p.realign_a && p.realign_b);
+  EXPECT_FALSE(p.copy_a || p.copy_b);
+  const size_t copy = (size_t(4097) * impl::realigned_ld(4097, 2) * 2 + 255) / 256 * 256;
+  EXPECT_EQ(impl::realigned_ld(4097, 2), 4104);
+  EXPECT_EQ(p.operand_bytes, 2 * copy);
+  EXPECT_EQ(lean_plan(p, *wgmma, big, realign_for(big)).operand_bytes, 2 * copy);  // it cannot run without them
+  // Not for a kernel that takes any alignment, nor without the request (a kernel named by the caller).
+  const impl::LaunchPlan any = make_plan(*find_entry("wmma_bf16_128x128_any"), big, 132, realign_for(big));
+  EXPECT_FALSE(any.realign_a || any.realign_b);
+  EXPECT_EQ(any.operand_bytes, 0u);
+  EXPECT_EQ(make_plan(*wgmma, big, 132).operand_bytes, 0u);
+  // tf32 copies B with op N transposed (K-major) anyway: only A is copied as it is.
+  const GemmArgs tf32 = unaligned_call(DType::kF32, 4097, 4097, 4097, Op::N, Op::N);
+  const impl::LaunchPlan t = make_plan(*find_entry("wgmma_cluster_tf32_128x256"), tf32, 132, realign_for(tf32));
+  EXPECT_TRUE(t.realign_a && t.copy_b);
+  EXPECT_FALSE(t.realign_b || t.copy_a);
+  // Step 08's optional copies dropped by the lean plan: the operand is still copied, as it is.
+  const GemmArgs f32 = [&] {
+    GemmArgs a = unaligned_call(DType::kF32, 4097, 4097, 4097, Op::N, Op::N);
+    a.precision = {};
+    return a;
+  }();
+  const KernelEntry* simt = find_entry("pipelined_128x256");
+  const impl::LaunchPlan lean = lean_plan(make_plan(*simt, f32, 132, realign_for(f32)), *simt, f32, realign_for(f32));
+  EXPECT_TRUE(lean.realign_a && lean.realign_b);
+  EXPECT_FALSE(lean.copy_a || lean.copy_b);
+}
+
+}  // namespace
+
+namespace {
+
+// Step 16 on tensor cores: deep k is split among a block's warps first (each keeping two
+// rounds of loads), across blocks only where the blocks would leave SMs short.
+TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16");
+  ASSERT_NE(e, nullptr);
+  auto plan = [&](int64_t m, int64_t n, int64_t k) {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
+    a.opB = Op::T;
+    return make_plan(*e, a, 132);
+  };
+  const impl::LaunchPlan wide = plan(1, 28672, 8192);  // 1792 blocks of 16 columns: k whole
+  EXPECT_EQ(wide.k_groups, 8);
+  EXPECT_EQ(wide.splits, 1);
+  const impl::LaunchPlan shallow = plan(1, 32768, 512);  // 16 steps of 32: four warps on k, 32 columns a block
+  EXPECT_EQ(shallow.k_groups, 4);
+  EXPECT_EQ(shallow.splits, 1);
+  EXPECT_EQ(plan(16, 32768, 512).k_groups, 2);  // four steps a round at m = 16
+  const impl::LaunchPlan narrow = plan(4, 576, 7168);  // 36 blocks: k split across blocks too
+  EXPECT_EQ(narrow.k_groups, 8);
+  EXPECT_GT(narrow.splits, 1);
+  EXPECT_EQ(narrow.k_per_split % impl::kSmallMmaSliceK, 0);
+}
+
 }  // namespace

@@ -65,18 +65,20 @@ TEST(Registry, HoldsTheLadderInOrder) {
     EXPECT_EQ(k.runs_on(100), !sm90) << k.name;
   }
   EXPECT_EQ(ks.back().ladder_step, 16);
-  // Step 16 (small m): m <= 16, by name only; every other kernel any m and in auto-dispatch.
+  // Step 16 (small m): m <= 16; its tensor-core kernels (B with op T) in auto-dispatch, the
+  // FP32 stream by name only; every other kernel any m and in auto-dispatch.
   for (const auto& k : ks) {
     EXPECT_EQ(k.max_m, k.ladder_step == 16 ? 16 : 0) << k.name;
-    EXPECT_EQ(k.auto_dispatch, k.ladder_step != 16) << k.name;
+    EXPECT_EQ(k.auto_dispatch, k.ladder_step != 16 || k.b_op_t_only) << k.name;
+    EXPECT_EQ(k.b_op_t_only, k.ladder_step == 16 && k.name.find("_mma_") != std::string::npos) << k.name;
   }
 }
 
 // Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
-// One naming scheme from step 08 on: <family>[_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
+// One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster)?)(_(f16|bf16|tf32))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma)?)(_(f16|bf16|tf32))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";

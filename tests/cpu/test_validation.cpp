@@ -149,4 +149,28 @@ TEST(Validation, StatusStrings) {
   EXPECT_TRUE(tessel::Status().ok());
 }
 
+// The epilogue's arguments are checked with the rest, each named.
+TEST(Validation, EpilogueArgumentsAreNamed) {
+  auto expect = [](const tessel::GemmArgs& a, const std::string& needle) {
+    const tessel::Status s = tessel::gemm(a);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+    EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message() << "\nexpected: " << needle;
+  };
+  tessel::GemmArgs a = tessel::to_gemm(good());
+  a.precision = *tessel::parse_precision("bf16");
+  a.epilogue.activation = tessel::Activation(17);
+  expect(a, "epilogue.activation = 17 is not an Activation");
+  a.epilogue = {};
+  a.epilogue.bias = reinterpret_cast<const void*>(0x4001);  // inside a bf16 element
+  expect(a, "epilogue.bias is not aligned to its 2-byte bf16 elements");
+  a.epilogue = {};
+  a.epilogue.col_scale = reinterpret_cast<const float*>(0x4002);
+  expect(a, "epilogue.col_scale is not aligned to its 4-byte f32 elements");
+  a.epilogue = {};
+  a.epilogue.pre_activation = reinterpret_cast<void*>(0x5000), a.epilogue.ld_pre = 4;  // C is 4 x 5
+  expect(a, "epilogue.ld_pre = 4 is too small");
+  a.epilogue.pre_activation = nullptr;
+  expect(a, "epilogue.ld_pre = 4 but epilogue.pre_activation is null");
+}
+
 }  // namespace

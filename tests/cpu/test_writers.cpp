@@ -21,6 +21,8 @@ std::vector<BenchRow> sample_rows() {
                "relative error, above tolerance"};
   BenchRow automatic = ok;
   automatic.kernel = "auto", automatic.ran = "pipelined_128x256", automatic.suite = "llm";
+  automatic.epilogue = "bias+gelu";
+  automatic.gbs = 2500.0, automatic.copy_gbs = 3000.0;
   return {ok, bad, automatic};
 }
 
@@ -56,8 +58,13 @@ TEST(Writers, CsvHasHeaderAndOneLinePerRow) {
   // A note holding a comma is quoted so the column count stays right.
   EXPECT_NE(lines[2].find("\"relative error, above tolerance\""), std::string::npos) << lines[2];
   const auto last = split(lines[3], ',');
-  EXPECT_EQ(last[last.size() - 2], "pipelined_128x256");  // auto rows say what ran ...
-  EXPECT_EQ(last.back(), "llm");                           // ... and suite rows their suite
+  ASSERT_EQ(last.size(), header.size());
+  const auto column = [&](const char* name) { return last[size_t(std::find(header.begin(), header.end(), name) - header.begin())]; };
+  EXPECT_EQ(column("ran"), "pipelined_128x256");  // auto rows say what ran ...
+  EXPECT_EQ(column("suite"), "llm");              // ... suite rows their suite
+  EXPECT_EQ(column("epilogue"), "bias+gelu");     // ... and the epilogue, if any
+  EXPECT_EQ(column("gbs"), "2500.0");             // ... and the bandwidths
+  EXPECT_EQ(column("copy_gbs"), "3000.0");
 }
 
 TEST(Writers, JsonCarriesRowsAndGpu) {
@@ -118,7 +125,8 @@ TEST(Writers, SuiteSummaryIsGeomeanAndWorstPerPrecision) {
   for (int i = 0; i < 4; ++i) {
     rows[i].kernel = "auto", rows[i].dtype = dtypes[i], rows[i].ratio = ratios[i];
     rows[i].status = i == 2 ? "FAILED" : "ok";
-    rows[i].ops = {Op::N, Op::T}, rows[i].shape = {16, 6144, int64_t(4096 + i)};
+    rows[i].ops = {Op::N, Op::T}, rows[i].shape = {i == 1 ? 17 : 16, 6144, int64_t(4096 + i)};
+    rows[i].gbs = 1000.0 * (i + 1), rows[i].copy_gbs = 4000.0;
   }
   const auto s = tessel::harness::summarize_suite(rows);
   ASSERT_EQ(s.size(), 2u);
@@ -127,8 +135,13 @@ TEST(Writers, SuiteSummaryIsGeomeanAndWorstPerPrecision) {
   EXPECT_EQ(s[0].timed, 2);
   EXPECT_NEAR(s[0].geomean, std::sqrt(1.1 * 0.9), 1e-12);
   EXPECT_DOUBLE_EQ(s[0].worst, 0.9);
-  EXPECT_EQ(s[0].worst_call, "NT 16x6144x4097");
+  EXPECT_EQ(s[0].worst_call, "NT 17x6144x4097");
   EXPECT_DOUBLE_EQ(s[1].geomean, 2.0);
+  // m <= 16: the first row alone among f32's timed ones (the second has m = 17).
+  EXPECT_EQ(s[0].small_m, 1);
+  EXPECT_DOUBLE_EQ(s[0].small_m_geomean, 1.1);
+  EXPECT_DOUBLE_EQ(s[0].small_m_copy_worst, 0.25);
+  EXPECT_DOUBLE_EQ(s[1].small_m_copy_geomean, 1.0);
 }
 
 }  // namespace

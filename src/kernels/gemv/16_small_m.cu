@@ -19,7 +19,6 @@
 // Needs B 16-byte aligned with ldb a multiple of 16 bytes; A and C any
 // alignment; m <= kMaxM.
 #include <algorithm>
-#include <type_traits>
 
 #include "device/common.cuh"
 #include "device/mma.cuh"
@@ -49,19 +48,6 @@ __device__ __forceinline__ void load_b(const T* p, int valid, float (&v)[kVec<T>
 #pragma unroll
     for (int i = 0; i < kVec<T>; ++i) v[i] = i < valid ? device::to_float(p[i]) : 0.0f;
   }
-}
-
-// C[i][j] = alpha * v + beta * C[i][j] in C's type (beta == 0: C not read).
-template <class T>
-__device__ __forceinline__ void store_c(const device::TcParams<T>& p, int64_t i, int64_t j, float v) {
-  auto store = [&](auto* c) {
-    using CT = std::remove_pointer_t<decltype(c)>;
-    CT* at = c + i * p.ldc + j;
-    const float out = p.beta == 0.0f ? p.alpha * v : p.alpha * v + p.beta * device::to_float(*at);
-    *at = device::from_float<CT>(out);
-  };
-  if (p.c_f32) store(static_cast<float*>(p.C));
-  else store(static_cast<T*>(p.C));
 }
 
 // A's rows 0..m-1, k values [kc, kc + depth), into sa as FP32 (zeros past m and depth).
@@ -131,7 +117,7 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T
   for (int c = 0; c < kColsPerWarp; ++c)
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
-      if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) store_c(p, i, j0 + c, acc[c][i]);
+      if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][i]);
     }
 }
 
@@ -166,7 +152,7 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
   for (int i = 0; i < MT; ++i)
 #pragma unroll
     for (int e = 0; e < V; ++e) {  // fixed indices: acc stays in registers
-      if (i < p.m && e < valid) store_c(p, i, j0 + e, acc[i][e]);
+      if (i < p.m && e < valid) device::store_one(p, i, j0 + e, acc[i][e]);
     }
 }
 

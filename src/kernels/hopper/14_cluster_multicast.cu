@@ -40,7 +40,7 @@
 // Needs A and B 16-byte aligned with lda, ldb multiples of 16 bytes (TMA);
 // C any alignment. f16 and bf16 inputs, or FP32 inputs read as tf32 (the
 // wgmma m64nNk8 variant; operands not stored K-major are first copied so,
-// flip_operands); FP32 accumulation.
+// copy_operands); FP32 accumulation.
 #include <algorithm>
 
 #include "device/common.cuh"
@@ -155,11 +155,9 @@ template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB) return cudaErrorInvalidValue;
-  if constexpr (AB == DType::kF32) {
-    GemmArgs k_major = a;
-    if (cudaError_t err = flip_operands(&k_major, plan, stream); err != cudaSuccess) return err;
-    if (k_major.opA != Op::N || k_major.opB != Op::T) return cudaErrorInvalidValue;
-    return launch_ops<Cfg, T, false, true>(k_major, plan, stream);
+  if constexpr (AB == DType::kF32) {  // the plan's copies made both operands K-major
+    if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
+    return launch_ops<Cfg, T, false, true>(a, plan, stream);
   } else {
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, plan, stream); });
   }

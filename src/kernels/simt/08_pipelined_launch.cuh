@@ -1,6 +1,6 @@
 // Ladder step 08's launcher (the kernels: 08_pipelined.cuh): launches the
-// plan dispatch made (src/dispatch/plan.cpp) — operand copies, split-k
-// parts, stream-K's two launches — and decides nothing itself.
+// plan dispatch made (src/dispatch/plan.cpp) — split-k parts, stream-K's two
+// launches; dispatch made the operand copies — and decides nothing itself.
 // Instantiated per configuration in 08_pipelined*.cu.
 #pragma once
 
@@ -13,9 +13,7 @@ template <class Cfg, bool Aligned, Schedule S>
 cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream) {
   constexpr bool SplitK = S == Schedule::kSplitK;
   constexpr size_t kSmem = 2 * sizeof(float) * Cfg::kBK * (Cfg::kBM + Cfg::kBN + 2 * Cfg::kPad);
-  GemmArgs flipped = call;  // operands the plan copies transposed, read by cp.async
-  if (cudaError_t err = flip_operands(&flipped, plan, stream); err != cudaSuccess) return err;
-  const SgemmArgs args = to_sgemm(flipped);
+  const SgemmArgs args = to_sgemm(call);  // operands the plan copied transposed already point at their copies
   if constexpr (S == Schedule::kStreamK) {
     static_assert(Aligned, "stream-K is compiled for the aligned kernels only");
     if (plan.stream_k.sharing > 0) {

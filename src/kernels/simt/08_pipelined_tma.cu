@@ -155,9 +155,7 @@ cudaError_t allow_smem(Kernel kernel) {
 }  // namespace
 
 cudaError_t launch_pipelined_tma_streamk(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream) {
-  GemmArgs flipped = call;  // A with op T and B with op N, as the loop reads them
-  if (cudaError_t err = flip_operands(&flipped, plan, stream); err != cudaSuccess) return err;
-  const SgemmArgs args = to_sgemm(flipped);
+  const SgemmArgs args = to_sgemm(call);  // A with op T and B with op N (the plan's copies), as the loop reads them
   if (args.opA != Op::T || args.opB != Op::N) return cudaErrorInvalidValue;
   TmaMaps maps;
   auto map = [&](CUtensorMap* m, const float* x, int64_t extent, int64_t ld, int box) {

@@ -1,0 +1,99 @@
+#include "harness/cublaslt.hpp"
+
+#include <stdexcept>
+
+namespace tessel::harness {
+namespace {
+
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+void check_lt(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLASLt: ") + what + " failed");
+}
+
+cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
+  const bool bias = e.bias != nullptr;
+  switch (e.activation) {
+    case Activation::kRelu: return bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU;
+    case Activation::kGeluTanh: return bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU;
+    default: return bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT;
+  }
+}
+
+}  // namespace
+
+bool CublasLtEpilogue::takes(const EpilogueSpec& e, std::string* why) {
+  const char* no = e.bias == EpilogueSpec::Bias::kPerRow ? "a bias per row"
+                   : e.scales                            ? "output scales"
+                   : e.pre_activation                    ? "the pre-activation output"
+                   : e.activation == Activation::kGelu   ? "GELU in its erf form (its GELU is the tanh form)"
+                   : e.activation == Activation::kSilu   ? "SiLU"
+                                                         : nullptr;
+  if (no && why) *why = std::string("cuBLASLt fuses no ") + no;
+  return no == nullptr;
+}
+
+std::string CublasLtEpilogue::description(const Precision& p) {
+  return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
+         (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
+}
+
+// Row-major D = op(A) op(B) is column-major D^T = op(B)^T op(A)^T: cuBLASLt's
+// A is tessel's B and its B tessel's A, each op kept, m and n swapped; the
+// bias, one value per row of D^T, is one per column of D.
+CublasLtEpilogue::CublasLtEpilogue(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
+  const cublasComputeType_t compute =
+      a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  check_lt(cublasLtCreate(&handle_), "cublasLtCreate");
+  check_lt(cublasLtMatmulDescCreate(&op_, compute, CUDA_R_32F), "cublasLtMatmulDescCreate");
+  const cublasOperation_t ta = a.opB == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a.opA == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
+  check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+  check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+  const cublasLtEpilogue_t epilogue = lt_epilogue(a.epilogue);
+  check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
+  if (a.epilogue.bias) {
+    const void* bias = a.epilogue.bias;
+    const cudaDataType_t bias_type = cuda_type(a.precision.c);
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias), "BIAS_POINTER");
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type),
+             "BIAS_DATA_TYPE");
+  }
+  // Column-major shapes of what cuBLASLt reads: its A (tessel's B) is n x k for op N (stored k x n
+  // for op T), its B (tessel's A) k x m (stored m x k for op T), D^T n x m.
+  const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+  const bool bn = a.opB == Op::N, an = a.opA == Op::N;
+  check_lt(cublasLtMatrixLayoutCreate(&a_, ab, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
+  check_lt(cublasLtMatrixLayoutCreate(&b_, ab, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
+  check_lt(cublasLtMatrixLayoutCreate(&c_, c, a.n, a.m, a.ldc), "layout C");
+  cublasLtMatmulPreference_t preference = nullptr;
+  check_lt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
+  const size_t bytes = kWorkspaceBytes;
+  check_lt(cublasLtMatmulPreferenceSetAttribute(preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes,
+                                                sizeof bytes),
+           "MAX_WORKSPACE_BYTES");
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  const cublasStatus_t heuristic =
+      cublasLtMatmulAlgoGetHeuristic(handle_, op_, a_, b_, c_, c_, preference, 1, &result, &found);
+  cublasLtMatmulPreferenceDestroy(preference);
+  check_lt(heuristic, "cublasLtMatmulAlgoGetHeuristic");
+  if (found == 0) throw std::runtime_error("cuBLASLt: no algorithm for this call and epilogue");
+  algo_ = result.algo;
+}
+
+CublasLtEpilogue::~CublasLtEpilogue() {
+  for (cublasLtMatrixLayout_t l : {a_, b_, c_}) {
+    if (l) cublasLtMatrixLayoutDestroy(l);
+  }
+  if (op_) cublasLtMatmulDescDestroy(op_);
+  if (handle_) cublasLtDestroy(handle_);
+}
+
+void CublasLtEpilogue::run(cudaStream_t stream) {
+  const GemmArgs& a = args_;
+  check_lt(cublasLtMatmul(handle_, op_, &a.alpha, a.B, a_, a.A, b_, &a.beta, a.C, c_, a.C, c_, &algo_,
+                          workspace_.get(), kWorkspaceBytes, stream),
+           "cublasLtMatmul");
+}
+
+}  // namespace tessel::harness

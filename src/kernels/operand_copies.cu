@@ -1,0 +1,175 @@
+// Operand copies a plan makes before its GEMM: transposed (FP32), to put an
+// operand into the layout a kernel reads fastest (tf32 wgmma's K-major
+// operands; step 08's A), or as it is with its rows in 16-byte units, so that
+// an operand the caller did not align can still go to the aligned kernels.
+#include <algorithm>
+#include <cstdint>
+
+#include "device/common.cuh"
+#include "device/mma.cuh"  // to_tf32
+#include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
+
+namespace tessel::impl {
+namespace {
+
+constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
+
+// The transpose: a tile through shared memory, read along the source's rows
+// (16 bytes per lane where the source's rows allow it) and written along the
+// destination's, so both sides are coalesced; the padded rows keep the column
+// reads free of bank conflicts.
+
+// A tile of 32 rows x Cols columns of src. Vec4: Cols = 128, each lane reads
+// 16 bytes of a row (src in 16-byte units), so a thread has 64 bytes of
+// loads in flight rather than 16, and keeps element e of its four at column
+// 32 e + lane of the tile (each store and load of a warp then hits 32
+// banks); else Cols = 32, one element per lane.
+template <bool RoundTf32, bool Vec4>
+__global__ void __launch_bounds__(kThreads)
+    transpose_kernel(const float* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, float* __restrict__ dst,
+                     int64_t ldd) {
+  constexpr int kCols = Vec4 ? 128 : 32;
+  __shared__ float tile[kTile][kCols + 1];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kTile);
+  for (int64_t br = blockIdx.y; br < tiles_r; br += gridDim.y) {
+    const int64_t r0 = br * kTile;
+#pragma unroll
+    for (int i = warp; i < kTile; i += kWarps) {  // warp by warp along src's rows
+      const int64_t r = r0 + i;
+      if (r >= rows) continue;
+      if constexpr (Vec4) {
+        const int64_t c = c0 + 4 * lane;
+        if (c + 4 <= cols) {
+          const float4 v = *reinterpret_cast<const float4*>(src + r * ld + c);
+          tile[i][lane] = v.x, tile[i][32 + lane] = v.y, tile[i][64 + lane] = v.z, tile[i][96 + lane] = v.w;
+        } else {
+          for (int e = 0; c + e < cols; ++e) tile[i][32 * e + lane] = src[r * ld + c + e];
+        }
+      } else if (c0 + lane < cols) {
+        tile[i][lane] = src[r * ld + c0 + lane];
+      }
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int j = warp; j < kCols; j += kWarps) {  // warp by warp along dst's rows
+      if (c0 + j < cols && r0 + lane < rows) {
+        const float v = tile[lane][Vec4 ? j % 4 * 32 + j / 4 : j];
+        dst[(c0 + j) * ldd + r0 + lane] = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
+      }
+    }
+    __syncthreads();
+  }
+}
+
+// dst = src, rows x cols of 2- or 4-byte elements (copied as bits), each
+// block kCopyColumns of a row at a time: a warp reads and writes 32
+// neighbouring elements, whatever the source's alignment.
+constexpr int kCopyPerThread = 4, kCopyColumns = kThreads * kCopyPerThread;
+template <class Bits>
+__global__ void __launch_bounds__(kThreads)
+    realign_kernel(const Bits* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, Bits* __restrict__ dst,
+                   int64_t ldd) {
+  const int64_t c0 = int64_t(blockIdx.x) * kCopyColumns + threadIdx.x;
+  for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    Bits v[kCopyPerThread];
+#pragma unroll
+    for (int e = 0; e < kCopyPerThread; ++e) {  // every load issued before the first store
+      const int64_t c = c0 + e * kThreads;
+      if (c < cols) v[e] = src[r * ld + c];
+    }
+#pragma unroll
+    for (int e = 0; e < kCopyPerThread; ++e) {
+      const int64_t c = c0 + e * kThreads;
+      if (c < cols) dst[r * ldd + c] = v[e];
+    }
+  }
+}
+
+cudaError_t launch_realign(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
+                           size_t element_bytes, cudaStream_t stream) {
+  const int64_t blocks = device::ceil_div(cols, int64_t(kCopyColumns));
+  if (blocks > INT32_MAX) return cudaErrorInvalidValue;
+  const dim3 grid(unsigned(blocks), unsigned(std::min<int64_t>(rows, device::kMaxGridY)));
+  if (element_bytes == 2) {
+    return device::launch(realign_kernel<uint16_t>, grid, kThreads, 0, stream, static_cast<const uint16_t*>(src), rows,
+                          cols, ld, static_cast<uint16_t*>(dst), ldd);
+  }
+  return device::launch(realign_kernel<uint32_t>, grid, kThreads, 0, stream, static_cast<const uint32_t*>(src), rows,
+                        cols, ld, static_cast<uint32_t*>(dst), ldd);
+}
+
+}  // namespace
+
+cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
+                             bool round_tf32, cudaStream_t stream) {
+  auto launch = [&](auto round, auto vec4) {
+    constexpr int kCols = decltype(vec4)::value ? 128 : 32;
+    const int64_t tiles_c = device::ceil_div(cols, kCols), tiles_r = device::ceil_div(rows, kTile);
+    if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
+    const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
+    return device::launch(transpose_kernel<decltype(round)::value, decltype(vec4)::value>, grid, kThreads, 0, stream, src,
+                          rows, cols, ld, dst, ldd);
+  };
+  return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
+}
+
+namespace {
+
+// One operand as stored: rows x cols; A with op N is m x k, with op T k x m;
+// B with op N is k x n, with op T n x k. Its copy, in whole 256-byte units
+// (0 bytes when not copied): transposed, cols rows of flipped_ld(rows) FP32
+// values; realigned, rows of realigned_ld(cols).
+struct Stored {
+  int64_t rows, cols;
+  size_t bytes;
+};
+enum class Copy { kNone, kFlip, kRealign };
+Stored stored(Copy copy, bool outer_first, int64_t outer, int64_t k, size_t element_bytes) {
+  const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
+  const size_t bytes = copy == Copy::kFlip      ? size_t(cols * flipped_ld(rows)) * sizeof(float)
+                       : copy == Copy::kRealign ? size_t(rows * realigned_ld(cols, element_bytes)) * element_bytes
+                                                : 0;
+  return Stored{rows, cols, (bytes + 255) / 256 * 256};
+}
+Copy copy_of(bool flip, bool realign) { return flip ? Copy::kFlip : realign ? Copy::kRealign : Copy::kNone; }
+Stored stored_a(const GemmArgs& a, Copy copy) { return stored(copy, a.opA == Op::N, a.m, a.k, size_of(a.precision.ab)); }
+Stored stored_b(const GemmArgs& a, Copy copy) { return stored(copy, a.opB == Op::T, a.n, a.k, size_of(a.precision.ab)); }
+
+}  // namespace
+
+size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool realign_a, bool realign_b) {
+  return stored_a(args, copy_of(flip_a, realign_a)).bytes + stored_b(args, copy_of(flip_b, realign_b)).bytes;
+}
+
+cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream) {
+  const Copy copy_a = copy_of(plan.copy_a, plan.realign_a), copy_b = copy_of(plan.copy_b, plan.realign_b);
+  if (copy_a == Copy::kNone && copy_b == Copy::kNone) return cudaSuccess;
+  const size_t element_bytes = size_of(args->precision.ab);
+  const Stored a = stored_a(*args, copy_a), b = stored_b(*args, copy_b);
+  void* ws = nullptr;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kOperands, &ws); err != cudaSuccess) {
+    return err;
+  }
+  auto copy = [&](Copy how, const Stored& s, const void*& ptr, int64_t& ld, Op& op, void* dst) {
+    if (how == Copy::kRealign) {
+      const int64_t ldd = realigned_ld(s.cols, element_bytes);
+      const cudaError_t err = launch_realign(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, stream);
+      if (err == cudaSuccess) ptr = dst, ld = ldd;
+      return err;
+    }
+    const int64_t ldd = flipped_ld(s.rows);
+    const cudaError_t err = launch_transpose(static_cast<const float*>(ptr), s.rows, s.cols, ld,
+                                             static_cast<float*>(dst), ldd, plan.round_tf32, stream);
+    if (err == cudaSuccess) ptr = dst, ld = ldd, op = op == Op::N ? Op::T : Op::N;
+    return err;
+  };
+  void* const b_copy = static_cast<char*>(ws) + a.bytes;
+  if (copy_a != Copy::kNone) {
+    if (cudaError_t err = copy(copy_a, a, args->A, args->lda, args->opA, ws); err != cudaSuccess) return err;
+  }
+  return copy_b != Copy::kNone ? copy(copy_b, b, args->B, args->ldb, args->opB, b_copy) : cudaSuccess;
+}
+
+}  // namespace tessel::impl
