@@ -480,7 +480,7 @@ namespace {
 // rounds of loads), across blocks only where the blocks would leave SMs short.
 TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
   using namespace tessel;
-  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16");
+  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
   ASSERT_NE(e, nullptr);
   auto plan = [&](int64_t m, int64_t n, int64_t k) {
     GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);

@@ -12,7 +12,9 @@
 //    (the plan's choice: deep k, all of them; shallow k, fewer and more columns
 //    a block), small_mma_unroll(m) steps' loads in flight, summed in shared memory
 //    in warp order; k is split across blocks as in step 16 where blocks are few.
-// Needs B with op T, A and B 16-byte aligned, lda and ldb multiples of 8; C any alignment.
+// Takes B with op T, any alignment (element-wise loads where rows are not in 16-byte units).
+#include <cstdint>
+
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "device/types.cuh"
@@ -25,10 +27,11 @@ namespace {
 constexpr int kWarps = kSmallMmaWarps;
 constexpr int kStepK = 32;  // k per warp step: 4 lanes x 8 values
 
-// Eight values of T from p (16-byte aligned when all eight are valid), zeros past `valid`, packed in pairs.
+// Eight values of T from p, zeros past `valid`, packed in pairs: one 16-byte load where the
+// operands' rows are in 16-byte units (vec) and all eight are valid, else element-wise.
 template <class T>
-__device__ __forceinline__ uint4 load8(const T* p, int64_t valid) {
-  if (valid >= 8) return __ldg(reinterpret_cast<const uint4*>(p));
+__device__ __forceinline__ uint4 load8(const T* p, int64_t valid, bool vec) {
+  if (vec && valid >= 8) return __ldg(reinterpret_cast<const uint4*>(p));
   uint4 out = make_uint4(0, 0, 0, 0);
   T* e = reinterpret_cast<T*>(&out);
   for (int i = 0; i < 8; ++i) {
@@ -53,7 +56,7 @@ __device__ __forceinline__ uint4 load8_strided(const T* p, int64_t ld, int64_t v
 // w % k_groups, + k_groups, ... of its block's 16 x (kWarps / k_groups) columns.
 template <class T, int Tiles>
 __global__ void __launch_bounds__(kWarps * 32)
-    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups) {
+    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec) {
   constexpr int kUnroll = small_mma_unroll(8 * Tiles);
   __shared__ float sums[kWarps][Tiles][4][32];
   device::take_part(p, part, a_t, true);
@@ -71,14 +74,14 @@ __global__ void __launch_bounds__(kWarps * 32)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int64_t row = n0 + 8 * h + g;
-        b[u][h] = row < p.n ? load8(p.B + row * p.ldb + k0, valid) : make_uint4(0, 0, 0, 0);
+        b[u][h] = row < p.n ? load8(p.B + row * p.ldb + k0, valid, vec) : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
       for (int t = 0; t < Tiles; ++t) {
         const int64_t row = 8 * t + g;
         a[u][t] = row >= p.m ? make_uint4(0, 0, 0, 0)
                   : a_t      ? load8_strided(p.A + k0 * p.lda + row, p.lda, valid)
-                             : load8(p.A + row * p.lda + k0, valid);
+                             : load8(p.A + row * p.lda + k0, valid, vec);
       }
     }
 #pragma unroll
@@ -117,13 +120,18 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB || a.m > kSmallMMaxM || a.opB != Op::T) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
+  // 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole slices).
+  const auto units = [](const void* ptr, int64_t ld) {
+    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && ld * int64_t(sizeof(T)) % 16 == 0;
+  };
+  const bool vec = units(a.A, a.lda) && units(a.B, a.ldb);
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
     const int64_t columns = int64_t(kWarps / plan.k_groups) * 16;
     const dim3 grid(unsigned(device::ceil_div(a.n, columns)), parts);
     const int groups = plan.k_groups;
-    return a.m <= 8 ? device::launch(small_m_mma_kernel<T, 1>, grid, kWarps * 32, 0, stream, p, part, a_t, groups)
-                    : device::launch(small_m_mma_kernel<T, 2>, grid, kWarps * 32, 0, stream, p, part, a_t, groups);
+    return a.m <= 8 ? device::launch(small_m_mma_kernel<T, 1>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec)
+                    : device::launch(small_m_mma_kernel<T, 2>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec);
   });
 }
 
