@@ -151,9 +151,6 @@ constexpr int64_t kMaxGridY = 65535;
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Whether every row of X starts on a 16-byte boundary: X 16-byte aligned, ld a multiple of 4 floats.
-inline bool in_16_byte_units(const float* X, int64_t ld) { return reinterpret_cast<uintptr_t>(X) % 16 == 0 && ld % 4 == 0; }
-
 // Launches launch(sub) over slices of the rows of C, each at most
 // kMaxGridY * rows_per_block rows, for kernels that put row tiles on gridDim.y.
 template <class F>

@@ -447,9 +447,9 @@ Status guarded(F&& f) noexcept {
 
 // The tuning file's alignment class: A, B, C 16-byte aligned and their leading dimensions multiples of 16 bytes.
 bool all_aligned(const GemmArgs& a) {
-  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
-  return aligned(a.A, 16) && aligned(a.B, 16) && aligned(a.C, 16) && a.lda * ab % 16 == 0 && a.ldb * ab % 16 == 0 &&
-         a.ldc * c % 16 == 0;
+  const size_t ab = size_of(a.precision.ab);
+  return impl::in_16_byte_units(a.A, a.lda, ab) && impl::in_16_byte_units(a.B, a.ldb, ab) &&
+         impl::in_16_byte_units(a.C, a.ldc, size_of(a.precision.c));
 }
 
 // The auto-dispatch choice: a kernel the tuning file names for this exact

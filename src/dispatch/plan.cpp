@@ -159,7 +159,6 @@ LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k
 
 int full_gpu_clusters(const KernelEntry& e, int sms) { return std::max(1, sms * e.blocks_per_sm / e.cluster); }
 
-bool in_16_byte_units(const void* p, int64_t ld) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && ld % 4 == 0; }
 
 }  // namespace
 
@@ -182,10 +181,7 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 Realign realign_for(const GemmArgs& a) {
   if (a.k == 0 || a.alpha == 0.0f) return {};
   const size_t bytes = size_of(a.precision.ab);
-  const auto unaligned = [&](const void* p, int64_t ld) {
-    return reinterpret_cast<uintptr_t>(p) % 16 != 0 || ld * int64_t(bytes) % 16 != 0;
-  };
-  Realign r{unaligned(a.A, a.lda), unaligned(a.B, a.ldb)};
+  Realign r{!impl::in_16_byte_units(a.A, a.lda, bytes), !impl::in_16_byte_units(a.B, a.ldb, bytes)};
   const double copied = double(bytes) * ((r.a ? double(a.m) * double(a.k) : 0.0) +
                                          (r.b ? double(a.k) * double(a.n) : 0.0));
   if (copied > 0 && !impl::realign_pays(2.0 * double(a.m) * double(a.n) * double(a.k), copied, a.precision)) return {};
@@ -271,7 +267,8 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
   if (e->info.ladder_step == 8 && e->info.split_k && p.splits > 1) {
     p.part_rows = a.m;
     const size_t part_bytes = parts_bytes(1, a.m, a.n);
-    const bool parts_pay = !shape.aligned && !in_16_byte_units(a.C, a.ldc) && a.m * a.n >= impl::kMinPartsOutput;
+    const bool parts_pay =
+        !shape.aligned && !impl::in_16_byte_units(a.C, a.ldc, sizeof(float)) && a.m * a.n >= impl::kMinPartsOutput;
     if (!a.allow_atomics && size_t(p.splits) * part_bytes > impl::kMaxPartsBytes) {
       const int64_t fit = parts_that_fit(a.m, a.n);
       p.k_per_split = fit > 1 ? impl::split_depth(a.k, fit, shape.bk) : a.k;

@@ -51,6 +51,12 @@ struct KPart {
   int64_t depth = 0, stride = 0;
 };
 
+// Whether every row of a matrix starts on a 16-byte boundary: p 16-byte aligned and ld elements
+// of element_bytes a multiple of 16 bytes.
+inline bool in_16_byte_units(const void* p, int64_t ld, size_t element_bytes) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld * int64_t(element_bytes) % 16 == 0;
+}
+
 // The leading dimension of a transposed operand copy whose rows hold
 // `values` FP32 values: whole 16-byte units.
 inline int64_t flipped_ld(int64_t values) { return (values + 3) / 4 * 4; }

@@ -112,7 +112,7 @@ cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64
     return device::launch(transpose_kernel<decltype(round)::value, decltype(vec4)::value>, grid, kThreads, 0, stream, src,
                           rows, cols, ld, dst, ldd);
   };
-  return device::with_bools(round_tf32, device::in_16_byte_units(src, ld), launch);
+  return device::with_bools(round_tf32, in_16_byte_units(src, ld, sizeof(float)), launch);
 }
 
 namespace {

@@ -13,8 +13,6 @@
 //    a block), small_mma_unroll(m) steps' loads in flight, summed in shared memory
 //    in warp order; k is split across blocks as in step 16 where blocks are few.
 // Takes B with op T, any alignment (element-wise loads where rows are not in 16-byte units).
-#include <cstdint>
-
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "device/types.cuh"
@@ -121,10 +119,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   if (a.precision.ab != AB || a.m > kSmallMMaxM || a.opB != Op::T) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
   // 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole slices).
-  const auto units = [](const void* ptr, int64_t ld) {
-    return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0 && ld * int64_t(sizeof(T)) % 16 == 0;
-  };
-  const bool vec = units(a.A, a.lda) && units(a.B, a.ldb);
+  const bool vec = in_16_byte_units(a.A, a.lda, sizeof(T)) && in_16_byte_units(a.B, a.ldb, sizeof(T));
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
     const int64_t columns = int64_t(kWarps / plan.k_groups) * 16;

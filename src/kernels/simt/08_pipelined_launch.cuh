@@ -86,8 +86,8 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
   if constexpr (Aligned) {
     err = launch_split(device::Bool<true>{}, device::Bool<true>{});
   } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
-    err = device::with_bools(device::in_16_byte_units(args.A, args.lda), device::in_16_byte_units(args.B, args.ldb),
-                             launch_split);
+    err = device::with_bools(in_16_byte_units(args.A, args.lda, sizeof(float)),
+                             in_16_byte_units(args.B, args.ldb, sizeof(float)), launch_split);
   }
   if (err != cudaSuccess || !to_parts) return err;
   return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
