@@ -119,7 +119,7 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
     const int unroll = impl::small_mma_unroll(a.m);
     p.k_groups = impl::kSmallMmaWarps;
     while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-    columns = int64_t(impl::kSmallMmaWarps / p.k_groups) * 16;
+    columns = impl::small_mma_columns(p.k_groups);
     target = impl::kSmallMmaBlocksPerSm * sms;
     if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
   } else {

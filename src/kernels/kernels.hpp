@@ -107,6 +107,8 @@ cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStr
 constexpr int kSmallMmaWarps = 8;
 constexpr int kSmallMmaSliceK = 256;
 constexpr int small_mma_unroll(int64_t m) { return m <= 8 ? 2 : 4; }
+// Columns of C a block takes: 16 for each group of warps along n.
+constexpr int64_t small_mma_columns(int k_groups) { return int64_t(kSmallMmaWarps / k_groups) * 16; }
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 

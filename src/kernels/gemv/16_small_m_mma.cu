@@ -122,8 +122,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   const bool vec = in_16_byte_units(a.A, a.lda, sizeof(T)) && in_16_byte_units(a.B, a.ldb, sizeof(T));
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
-    const int64_t columns = int64_t(kWarps / plan.k_groups) * 16;
-    const dim3 grid(unsigned(device::ceil_div(a.n, columns)), parts);
+    const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups))), parts);
     const int groups = plan.k_groups;
     return a.m <= 8 ? device::launch(small_m_mma_kernel<T, 1>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec)
                     : device::launch(small_m_mma_kernel<T, 2>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec);
