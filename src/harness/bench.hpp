@@ -25,7 +25,7 @@ struct BenchOptions {
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
   // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device),
-  // or with fused_reference cuBLASLt's own fused epilogue (CublasLtEpilogue::takes).
+  // or with fused_reference cuBLASLt's own fused epilogue (CublasLt::takes).
   // Scales need beta = 0 (the separate pass scales beta * C too).
   EpilogueSpec epilogue;
   bool fused_reference = false;
