@@ -21,25 +21,27 @@ constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
 // destination's, so both sides are coalesced; the padded rows keep the column
 // reads free of bank conflicts.
 
-// A tile of 32 rows x Cols columns of src, elements E (FP32, or the bytes
-// of FP8). Vec4: Cols = 128, each lane reads 4 elements of a row at once
-// (16 bytes of FP32; src in 16-byte units), so a thread has 4 loads' worth
-// in flight rather than one, and keeps element e of its four at column
-// 32 e + lane of the tile (each store and load of a warp then hits 32
-// banks); else Cols = 32, one element per lane.
+// A tile of 32 Pack rows x Cols columns of src, elements E (FP32, or the
+// bytes of FP8; Pack = 4 / sizeof(E), so that each lane writes 4 bytes of a
+// destination row: one FP32 value or four FP8 ones). Vec4: Cols = 128, each
+// lane reads 4 elements of a row at once (src in 16-byte units), so a thread
+// has 4 loads' worth in flight rather than one, and keeps element e of its
+// four at column 32 e + lane of the tile (each store and load of a warp then
+// hits 32 banks); else Cols = 32, one element per lane.
 template <class E, bool RoundTf32, bool Vec4>
 __global__ void __launch_bounds__(kThreads)
     transpose_kernel(const E* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, E* __restrict__ dst,
                      int64_t ldd) {
   using Vec = std::conditional_t<sizeof(E) == 4, float4, uchar4>;  // four elements
+  constexpr int kPack = 4 / int(sizeof(E)), kRows = kTile * kPack;
   constexpr int kCols = Vec4 ? 128 : 32;
-  __shared__ E tile[kTile][kCols + 1];
+  __shared__ E tile[kRows][kCols + 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kTile);
+  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kRows);
   for (int64_t br = blockIdx.y; br < tiles_r; br += gridDim.y) {
-    const int64_t r0 = br * kTile;
+    const int64_t r0 = br * kRows;
 #pragma unroll
-    for (int i = warp; i < kTile; i += kWarps) {  // warp by warp along src's rows
+    for (int i = warp; i < kRows; i += kWarps) {  // warp by warp along src's rows
       const int64_t r = r0 + i;
       if (r >= rows) continue;
       if constexpr (Vec4) {
@@ -57,13 +59,18 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 #pragma unroll 4
     for (int j = warp; j < kCols; j += kWarps) {  // warp by warp along dst's rows
-      if (c0 + j < cols && r0 + lane < rows) {
-        const E v = tile[lane][Vec4 ? j % 4 * 32 + j / 4 : j];
-        if constexpr (RoundTf32) {
-          dst[(c0 + j) * ldd + r0 + lane] = __uint_as_float(device::to_tf32(__float_as_uint(v)));
-        } else {
-          dst[(c0 + j) * ldd + r0 + lane] = v;
-        }
+      const int64_t r = r0 + kPack * lane;  // this lane's first element of dst's row
+      if (c0 + j >= cols || r >= rows) continue;
+      const int col = Vec4 ? j % 4 * 32 + j / 4 : j;
+      E* out = dst + (c0 + j) * ldd + r;
+      if constexpr (kPack == 1) {
+        const E v = tile[lane][col];
+        *out = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
+      } else if (r + kPack <= rows) {  // four bytes at once (dst rows in 16-byte units)
+        *reinterpret_cast<uchar4*>(out) = make_uchar4(tile[kPack * lane][col], tile[kPack * lane + 1][col],
+                                                      tile[kPack * lane + 2][col], tile[kPack * lane + 3][col]);
+      } else {
+        for (int e = 0; r + e < rows; ++e) out[e] = tile[kPack * lane + e][col];
       }
     }
     __syncthreads();
@@ -118,7 +125,8 @@ cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_
   auto launch = [&](auto element, auto round, auto vec4) {
     using E = decltype(element);
     constexpr int kCols = decltype(vec4)::value ? 128 : 32;
-    const int64_t tiles_c = device::ceil_div(cols, kCols), tiles_r = device::ceil_div(rows, kTile);
+    const int64_t tiles_c = device::ceil_div(cols, kCols);
+    const int64_t tiles_r = device::ceil_div(rows, int64_t(kTile) * 4 / int64_t(sizeof(E)));
     if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
     const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
     return device::launch(transpose_kernel<E, decltype(round)::value && sizeof(E) == 4, decltype(vec4)::value>, grid,
