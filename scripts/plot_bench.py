@@ -21,6 +21,7 @@ def main() -> None:
     ap.add_argument("csv")
     ap.add_argument("png")
     ap.add_argument("--title", default="tessel FP32 kernels vs cuBLAS")
+    ap.add_argument("--reference", default="cuBLAS", help="the reference's name in the legend")
     args = ap.parse_args()
 
     kernels = defaultdict(dict)  # kernel -> size -> TFLOP/s
@@ -35,7 +36,7 @@ def main() -> None:
 
     fig, ax = plt.subplots(figsize=(8, 5))
     sizes = sorted(cublas)
-    ax.plot(sizes, [cublas[s] for s in sizes], "k--", marker="s", label="cuBLAS (same run)")
+    ax.plot(sizes, [cublas[s] for s in sizes], "k--", marker="s", label=f"{args.reference} (same run)")
     # Colours repeat after ten lines: the marker tells the next ten apart.
     for i, (name, points) in enumerate(kernels.items()):
         xs = sorted(points)

@@ -144,10 +144,13 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
   return jobs;
 }
 
-std::string references(const std::vector<Job>& jobs) {
+// timed: the benchmark's reference (FP8: cuBLASLt's FP8 GEMM), else verify's.
+std::string references(const std::vector<Job>& jobs, bool timed = false) {
   std::vector<std::string> seen;
   for (const Job& j : jobs) {
-    const std::string d = to_string(j.precision) + ": " + Cublas::description(j.precision);
+    const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision.ab)
+                                                               ? CublasLt::description(j.precision)
+                                                               : Cublas::description(j.precision));
     if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
   }
   std::string s;
@@ -319,7 +322,7 @@ struct BenchCli {
       throw UsageError("--reference '" + reference + "': cublas or cublaslt");
     }
     std::string why;
-    if (reference == "cublaslt" && !CublasLtEpilogue::takes(*e, &why)) throw UsageError("--reference cublaslt: " + why);
+    if (reference == "cublaslt" && !CublasLt::takes(*e, &why)) throw UsageError("--reference cublaslt: " + why);
     options.fused_reference = reference == "cublaslt";
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
@@ -332,10 +335,10 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   std::ofstream csv, json;
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
-  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs)};
+  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true)};
   if (b.options.fused_reference) {
     std::string lt;
-    for (const Job& j : b.jobs) lt = CublasLtEpilogue::description(j.precision);
+    for (const Job& j : b.jobs) lt = CublasLt::description(j.precision);
     run.reference = lt;
   }
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,

@@ -61,9 +61,10 @@ class Status {
 
 const char* to_string(StatusCode code);
 
-// Storage types of matrices.
-enum class DType { kF32, kF16, kBF16 };
-const char* to_string(DType dtype);  // "f32", "f16", "bf16"
+// Storage types of matrices. kE4M3 / kE5M2: the OCP FP8 formats (torch's
+// float8_e4m3fn and float8_e5m2), for A and B only.
+enum class DType { kF32, kF16, kBF16, kE4M3, kE5M2 };
+const char* to_string(DType dtype);  // "f32", "f16", "bf16", "e4m3", "e5m2"
 size_t size_of(DType dtype);         // bytes per element
 
 // How products are formed. Accumulation is always FP32.
@@ -79,6 +80,8 @@ enum class Compute { kF32, kTF32 };
 //   A/B f32,  C f32,  kTF32   (tensor cores)
 //   A/B f16,  C f16 or f32, kF32
 //   A/B bf16, C bf16 or f32, kF32
+//   A/B e4m3 or e5m2, C bf16, f16 or f32, kF32 (Hopper tensor cores;
+//        partial sums promoted to FP32 registers every 128 of k)
 struct Precision {
   DType ab = DType::kF32;  // A and B
   DType c = DType::kF32;   // C, read (beta != 0) and written
@@ -86,14 +89,16 @@ struct Precision {
   bool operator==(const Precision& o) const { return ab == o.ab && c == o.c && compute == o.compute; }
   bool operator!=(const Precision& o) const { return !(*this == o); }
 };
-// "f32", "tf32", "f16", "bf16", and "f16:f32" / "bf16:f32" for 16-bit inputs with FP32 C.
+// "f32", "tf32", "f16", "bf16", "f16:f32" / "bf16:f32" for 16-bit inputs with FP32 C,
+// and "e4m3:bf16", "e4m3:f16", "e4m3:f32" (the same with e5m2) for FP8 inputs.
 std::string to_string(const Precision& p);
 // Parses the names to_string gives; std::nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view text);
 bool supported(const Precision& p);  // one of the combinations above
-// Those combinations, in the order above: f32, tf32, f16, f16:f32, bf16, bf16:f32.
+// Those combinations, in the order above.
 const std::vector<Precision>& supported_precisions();
-std::string supported_precision_names();  // "f32, tf32, f16, f16:f32, bf16, bf16:f32"
+std::string supported_precision_names();  // "f32, tf32, f16, f16:f32, bf16, bf16:f32, e4m3:bf16, ..."
+bool is_fp8(DType dtype);
 
 // What follows the product, in FP32, before the one rounding to C's type:
 //   D(i, j) = act(row_scale[i] * col_scale[j] * alpha * sum_k op(A)(i, k) op(B)(k, j)
@@ -160,6 +165,13 @@ struct GemmArgs {
   // outputs): the order of the additions, and so the last bits of C, can then
   // change from run to run. Off: every result is bitwise reproducible.
   bool allow_atomics = false;
+  // FP8 dequantisation scales, one per tensor (FP8 inputs only): the product
+  // is multiplied by *scale_a * *scale_b in FP32 before alpha. Device memory,
+  // read on the stream, so they may change between calls (or graph replays)
+  // without a host sync. Null: 1. Per-channel scales (a row of A, a column
+  // of B) are the epilogue's row_scale and col_scale.
+  const float* scale_a = nullptr;
+  const float* scale_b = nullptr;
   // Bias, activation and output scales (none by default). Today the product
   // goes through an FP32 workspace buffer and a second pass applies them
   // (workspace_size counts its m x n FP32 values).

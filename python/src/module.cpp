@@ -61,10 +61,12 @@ Matrix matrix(const Array& x, const char* name) {
 Matrix matrix(const Described& d, const char* name) {
   const auto& [data, rows, cols, s0, s1, dtype] = d;
   if (rows < 0 || cols < 0) throw nb::value_error((std::string(name) + ": negative size").c_str());
-  for (tessel::DType t : {tessel::DType::kF32, tessel::DType::kF16, tessel::DType::kBF16}) {
+  for (tessel::DType t : {tessel::DType::kF32, tessel::DType::kF16, tessel::DType::kBF16, tessel::DType::kE4M3,
+                          tessel::DType::kE5M2}) {
     if (dtype == tessel::to_string(t)) return {reinterpret_cast<const void*>(data), rows, cols, s0, s1, t};
   }
-  throw nb::type_error((std::string(name) + ": tessel takes float32, float16 and bfloat16 arrays").c_str());
+  throw nb::type_error(
+      (std::string(name) + ": tessel takes float32, float16, bfloat16 and float8 (e4m3, e5m2) tensors").c_str());
 }
 
 // Row-major (unit stride along columns) is op N; column-major is the
@@ -236,9 +238,14 @@ NB_MODULE(_tessel, m) {
       "gemm_described",
       [](const Described& a, const Described& b, const Described& out, int device, float alpha, float beta,
          const std::string& precision, const std::string& kernel, uintptr_t stream,
-         std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre) {
+         std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre,
+         uintptr_t scale_a, uintptr_t scale_b) {
         const Matrix c = matrix(out, "out");
         tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), c, alpha, beta, precision);
+        // out stored column-major is computed as out^T = b^T a^T: the operands, and so their scales, swap.
+        const bool swapped = stored(c, "out").transposed;
+        g.scale_a = reinterpret_cast<const float*>(swapped ? scale_b : scale_a);
+        g.scale_b = reinterpret_cast<const float*>(swapped ? scale_a : scale_b);
         g.epilogue.activation = parse_activation(activation);
         g.epilogue.bias = reinterpret_cast<const void*>(bias);
         g.epilogue.bias_per_row = stored(c, "out").transposed;  // out stored column-major: the call computes out^T
@@ -248,12 +255,14 @@ NB_MODULE(_tessel, m) {
       },
       nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("device"), nb::arg("alpha"), nb::arg("beta"),
       nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
-      nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0,
+      nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0, nb::arg("scale_a") = 0,
+      nb::arg("scale_b") = 0,
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
       "device `device` (the caller checks that): torch's path, without a DLPack capsule per array. bias: "
       "a pointer to one value per column of out in out's dtype (0: none); activation: none, relu, gelu, "
       "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
-      "array with out's shape, dtype and strides that receives the activation's input (0: none)");
+      "array with out's shape, dtype and strides that receives the activation's input (0: none); scale_a, "
+      "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none)");
 
   m.def(
       "select_kernel",

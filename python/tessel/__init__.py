@@ -12,13 +12,15 @@ from . import _tessel
 
 __all__ = ["matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
 
-_DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+_DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+_FP8 = ("e4m3", "e5m2")
 
 
 def _dtype_name(x) -> str:
     name = str(x.dtype).replace("torch.", "")
     if name not in _DTYPE_NAMES:
-        raise TypeError(f"tessel takes float32, float16 and bfloat16 arrays, not {x.dtype}")
+        raise TypeError(f"tessel takes float32, float16, bfloat16 and (torch) float8_e4m3fn / float8_e5m2 "
+                        f"arrays, not {x.dtype}")
     return _DTYPE_NAMES[name]
 
 
@@ -35,6 +37,8 @@ def _precision(a, out, precision):
         return ab
     if c == "f32" and ab in ("f16", "bf16"):
         return f"{ab}:f32"
+    if ab in _FP8 and c in ("bf16", "f16", "f32"):
+        return f"{ab}:{c}"
     raise TypeError(f"no precision takes {ab} inputs and a {c} output")
 
 
@@ -69,18 +73,39 @@ def _stream(x, stream):
 def _out_dtype(a, out_dtype):
     if out_dtype is not None:
         return out_dtype
+    if str(a.dtype).replace("torch.", "") in ("float8_e4m3fn", "float8_e5m2"):  # no FP8 output
+        import torch
+
+        return torch.bfloat16
     return a.dtype
 
 
-def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: str | None = None,
-           kernel: str | None = None, stream=None, out_dtype=None):
-    """``out = alpha * a @ b + beta * out`` for 2-D CUDA arrays of float32, float16 or bfloat16.
+def _scale_pointer(scale, like, name):
+    """The device pointer of an FP8 per-tensor scale: a one-element float32 tensor on like's GPU (None: 0)."""
+    if scale is None:
+        return 0
+    import torch
 
-    ``out`` is allocated (dtype of ``a``, or ``out_dtype``: float32 for f16/bf16 inputs)
-    when not given; ``beta`` needs a given ``out``. ``precision`` ("f32", "tf32", "f16",
-    "f16:f32", "bf16", "bf16:f32") defaults to what the dtypes say ("tf32" only when
-    asked). ``kernel`` runs one registered kernel by name (``list_kernels()``) instead
-    of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
+    if not isinstance(scale, torch.Tensor) or scale.dtype != torch.float32 or scale.numel() != 1:
+        raise TypeError(f"{name} must be a one-element float32 torch tensor")
+    if scale.device != like.device:
+        raise ValueError(f"{name} is on {scale.device}, the operands on {like.device}")
+    return scale.data_ptr()
+
+
+def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: str | None = None,
+           kernel: str | None = None, stream=None, out_dtype=None, scale_a=None, scale_b=None):
+    """``out = alpha * a @ b + beta * out`` for 2-D CUDA arrays of float32, float16 or bfloat16,
+    and torch float8_e4m3fn / float8_e5m2 tensors (Hopper).
+
+    ``out`` is allocated (dtype of ``a``, bfloat16 for FP8 inputs, or ``out_dtype``: float32
+    for 16-bit and FP8 inputs, float16 for FP8) when not given; ``beta`` needs a given
+    ``out``. ``precision`` ("f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32",
+    "e4m3:bf16", ...) defaults to what the dtypes say ("tf32" only when asked). FP8:
+    ``scale_a`` and ``scale_b`` are per-tensor dequantisation scales, one-element float32
+    tensors on the GPU (read there, so they may change without a sync): the product is
+    multiplied by both. ``kernel`` runs one registered kernel by name (``list_kernels()``)
+    instead of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
     current stream). Scratch memory, when a call needs any, comes from the framework's
     allocator, so the call can be captured into a CUDA graph.
     """
@@ -102,14 +127,18 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
             raise ValueError("the arrays must be on a CUDA GPU (a is on the CPU)")
         if b.device != device or out.device != device:
             raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
-        _torch_gemm(a, b, out, alpha, beta, p, kernel, stream)
+        _torch_gemm(a, b, out, alpha, beta, p, kernel, stream,
+                    scales=(_scale_pointer(scale_a, a, "scale_a"), _scale_pointer(scale_b, a, "scale_b")))
         return out
+    if scale_a is not None or scale_b is not None:
+        raise TypeError("scale_a and scale_b are for torch FP8 tensors")
     allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
     return out
 
 
-def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None):
+def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,
+                scales=(0, 0)):
     """One extension call on torch tensors (checked to be on one GPU); scratch memory from torch's allocator."""
     import torch
 
@@ -117,7 +146,7 @@ def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, ac
     _tessel.gemm_described(_describe(a), _describe(b), _describe(out), a.device.index, float(alpha), float(beta),
                            precision, kernel or "auto", _stream(a, stream), allocate,
                            bias.data_ptr() if bias is not None else 0, activation or "none",
-                           pre.data_ptr() if pre is not None else 0)
+                           pre.data_ptr() if pre is not None else 0, scales[0], scales[1])
 
 
 def _describe(t):

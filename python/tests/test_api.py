@@ -13,7 +13,8 @@ def test_lists_the_ladder():
     assert names[:3] == ["naive", "coalesced", "smem"]
     assert "pipelined_128x256" in names
     assert [k["step"] for k in kernels] == sorted(k["step"] for k in kernels)
-    assert set(tessel.precisions()) == {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}
+    assert set(tessel.precisions()) == {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32", "e4m3:bf16", "e4m3:f16",
+                                        "e4m3:f32", "e5m2:bf16", "e5m2:f16", "e5m2:f32"}
 
 
 def f32(rows, cols):
@@ -40,7 +41,7 @@ def test_shapes_must_agree():
 
 
 def test_dtypes_are_checked():
-    with pytest.raises(TypeError, match="float32, float16 and bfloat16"):
+    with pytest.raises(TypeError, match="float32, float16, bfloat16 and"):
         tessel.matmul(np.ones((4, 5)), np.ones((5, 6)), out=np.ones((4, 6)))
     with pytest.raises(TypeError, match="same dtype"):
         _tessel.gemm(f32(4, 5), np.ones((5, 6), np.float16), f32(4, 6), 1.0, 0.0, "f32", "auto", 0, None)
@@ -75,7 +76,7 @@ def test_described_operands_are_checked_before_the_gpu():
         call(described(4, 5, 5, 1), described(6, 6, 6, 1), described(4, 6, 6, 1))
     with pytest.raises(ValueError, match="out is 4 x 7"):
         call(described(4, 5, 5, 1), described(5, 6, 6, 1), described(4, 7, 7, 1))
-    with pytest.raises(TypeError, match="float32, float16 and bfloat16"):
+    with pytest.raises(TypeError, match="float32, float16, bfloat16 and"):
         call(described(4, 5, 5, 1, "f64"), described(5, 6, 6, 1), described(4, 6, 6, 1))
     with pytest.raises(ValueError, match="neither row- nor column-major"):
         call(described(4, 5, 1, 2), described(5, 6, 6, 1), described(4, 6, 6, 1))

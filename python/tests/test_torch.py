@@ -114,3 +114,25 @@ def test_linear_act_trains_like_torch(activation):
     act(torch.nn.functional.linear(x2, w2, b2)).square().sum().backward()
     for got, want in ((x.grad, x2.grad), (layer.weight.grad, w2.grad), (layer.bias.grad, b2.grad)):
         assert rel_err(got, want) < 1e-4
+
+
+@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("out_dtype,tol", [(None, 1e-2), (torch.float16, 2e-3), (torch.float32, 1e-3)])
+def test_fp8_with_scales_matches_float64(dtype, ta, tb, out_dtype, tol):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("FP8 runs on Hopper (sm_90a)")
+    m, n, k = 300, 257, 1040
+    a = operand(m, k, torch.float32, ta, 11).to(dtype)
+    b = operand(k, n, torch.float32, tb, 12).to(dtype)
+    scale_a = torch.tensor([0.75], device="cuda")
+    scale_b = torch.tensor([1.5], device="cuda")
+    got = tessel.matmul(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype)
+    assert got.dtype == (out_dtype or torch.bfloat16) and got.shape == (m, n)
+    want = 0.75 * 1.5 * (a.double() @ b.double())
+    assert rel_err(got, want) < tol
+    c0 = torch.randn(n, m, device="cuda").T  # column-major out: the call computes out^T, scales swapped
+    out = c0.clone()
+    tessel.matmul(a, b, out=out, alpha=-0.5, beta=2.0, scale_a=scale_a, scale_b=scale_b)
+    assert rel_err(out, -0.5 * want + 2.0 * c0.double()) < 1e-3
+

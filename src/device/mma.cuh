@@ -302,24 +302,38 @@ __device__ __forceinline__ void mma_warp_step(float (&acc)[FM][2 * FN][4], const
 }
 
 // What the tensor-core kernels take: the validated call with typed A and B.
-template <class T>
+// Out: C's type when it is not FP32 (T itself for 16-bit inputs; bf16 or
+// f16 for FP8 inputs).
+template <class T, class Out = T>
 struct TcParams {
+  using C16 = Out;
   const T* A;
   const T* B;
-  void* C;          // T, or float when c_f32
+  void* C;          // Out, or float when c_f32
   int64_t m, n, k, lda, ldb, ldc;
   float alpha, beta;
-  bool c_f32;       // C is FP32 (else T)
+  bool c_f32;       // C is FP32 (else Out)
   bool c_pairs;     // C and ldc allow 2-element vector accesses
+  const float* scale_a = nullptr;  // FP8 per-tensor scales (GemmArgs::scale_a, scale_b), or null
+  const float* scale_b = nullptr;
 };
 
 // The launchers' view of a validated call: typed A and B, and whether C
 // and ldc allow 2-element vector accesses.
-template <class T>
-inline TcParams<T> tc_params(const GemmArgs& a) {
+template <class T, class Out = T>
+inline TcParams<T, Out> tc_params(const GemmArgs& a) {
   const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * size_of(a.precision.c)) == 0;
-  return {static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
-          a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+  TcParams<T, Out> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
+                     a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
+  p.scale_a = a.scale_a, p.scale_b = a.scale_b;
+  return p;
+}
+
+// alpha with the per-tensor scales folded in (read once per thread).
+template <class P>
+__device__ __forceinline__ void fold_scales(P& p) {
+  if (p.scale_a != nullptr) p.alpha *= *p.scale_a;
+  if (p.scale_b != nullptr) p.alpha *= *p.scale_b;
 }
 
 // The call of block row blockIdx.y under split-k (impl::KPart): A, B and k

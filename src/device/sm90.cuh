@@ -1,12 +1,12 @@
 // Hopper (sm_90a) building blocks as thin inline-PTX wrappers: mbarriers,
 // TMA tile loads and stores, wgmma shared-memory descriptors and the
-// m64nNk16 (f16, bf16) and m64nNk8 (tf32) instructions, setmaxnreg. Only
+// m64nNk16 (f16, bf16), m64nNk8 (tf32) and m64nNk32 (FP8) instructions, setmaxnreg. Only
 // the Hopper kernel files include this; they are compiled for sm_90a alone
 // (CMake target tessel_sm90).
 //
 // Shared-memory operand layout (Operand below). Every k-slice is 128 bytes
 // deep (one 128-byte swizzle row: 64 elements of a 16-bit type, 32 of FP32
-// read as tf32), and TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B, which
+// read as tf32, 128 of FP8), and TMA writes it with CU_TENSOR_MAP_SWIZZLE_128B, which
 // is exactly the layout wgmma reads with a 128-byte-swizzle descriptor:
 //  - K-major (A with op N, B with op T: k contiguous in memory): one TMA box
 //    of Rows x 128 bytes; row r at byte 128 r; groups of 8 rows (1024
@@ -19,13 +19,14 @@
 //    8 KiB (the next 64 m or n); the k-step of 16 moves the start address by
 //    16 rows, 2 KiB.
 // wgmma reads K-major with its transpose bit 0 and MN-major with 1, so the
-// four op pairs of 16-bit types need no copies. tf32 wgmma has no
-// transpose bit: its operands must be K-major.
+// four op pairs of 16-bit types need no copies. tf32 and FP8 wgmma have no
+// transpose bit: their operands must be K-major.
 #pragma once
 
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cstdint>
 #include <type_traits>
@@ -181,8 +182,8 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 // rows; an MN-major one is copied in boxes of 64 columns (at least Parts).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
-  static_assert((sizeof(T) == 2 || (sizeof(T) == 4 && KMajor)) && Rows % 64 == 0 && Rows <= 256,
-                "16-bit types, or FP32 (tf32) K-major; 64..256 rows");
+  static_assert((sizeof(T) == 2 || KMajor) && Rows % 64 == 0 && Rows <= 256,
+                "16-bit types, or FP32 (tf32) and FP8 K-major; 64..256 rows");
   static_assert(KMajor || Rows / 64 >= Parts, "an MN-major slice shared by Parts CTAs has a 64-column box each");
   static constexpr int kSliceK = kSliceBytes / int(sizeof(T));  // k elements per slice
   static constexpr int kBoxes = KMajor ? Parts : Rows / 64;
@@ -234,7 +235,7 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// wgmma.mma_async m64nNk16 with FP32 accumulators, N = 64, 128, 192 or 256:
+// wgmma.mma_async m64nNk{16,8,32} with FP32 accumulators, N = 64, 128, 192 or 256:
 // the N / 2 accumulators are operands %0.., then the two descriptors (TAIL
 // names their operand numbers) and the transpose bits.
 #define TESSEL_ACC8(i) \
@@ -255,12 +256,16 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
 #define TESSEL_WGMMA(TYPE, SHAPE, REGS, TAIL, ...)                                                          \
   asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" REGS "}, " TAIL ";"       \
                : __VA_ARGS__                                                                               \
-               : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)))
-// SHAPE: "m64nN"; DESCS: the descriptor operands and scales; TRANS: the
-// transpose operands (16-bit types only).
+               : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)), "n"(int(Accumulate)))
+// SHAPE: "m64nN"; DESCS: the descriptor operands, scale-d and the input
+// scales; TRANS: the transpose operands (16-bit types only).
 #define TESSEL_WGMMA_TYPED(SHAPE, REGS, DESCS, TRANS, ...)               \
   if constexpr (kTf32) {                                                  \
     TESSEL_WGMMA("tf32", SHAPE "k8", REGS, DESCS, __VA_ARGS__);           \
+  } else if constexpr (kE4M3) {                                           \
+    TESSEL_WGMMA("e4m3", SHAPE "k32", REGS, DESCS, __VA_ARGS__);          \
+  } else if constexpr (kE5M2) {                                           \
+    TESSEL_WGMMA("e5m2", SHAPE "k32", REGS, DESCS, __VA_ARGS__);          \
   } else if constexpr (kF16) {                                            \
     TESSEL_WGMMA("f16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__); \
   } else {                                                                \
@@ -268,27 +273,28 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   }
 
 // d (64 x N, FP32, this thread's N / 2 values) += A (64 x K) * B (K x N),
-// both from shared memory; K = 16 for f16 / bf16, 8 for tf32 (T = float:
-// FP32 data read as tf32); N = 64, 128, 192 or 256. TransA / TransB: the
-// operand is MN-major (16-bit types only). Thread t of the warpgroup holds d[i] at row
+// both from shared memory (Accumulate false: d = A * B); K = 16 for f16 /
+// bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8; N = 64,
+// 128, 192 or 256. TransA / TransB: the operand is MN-major (16-bit types
+// only). Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
-template <class T, int N, bool TransA, bool TransB>
+template <class T, int N, bool TransA, bool TransB, bool Accumulate = true>
 __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, float>,
-                "f16, bf16 or tf32");
-  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}");
   constexpr bool kF16 = std::is_same_v<T, __half>, kTf32 = std::is_same_v<T, float>;
-  static_assert(!kTf32 || (!TransA && !TransB), "tf32 operands are K-major");
+  constexpr bool kE4M3 = std::is_same_v<T, __nv_fp8_e4m3>, kE5M2 = std::is_same_v<T, __nv_fp8_e5m2>;
+  static_assert(kF16 || kTf32 || kE4M3 || kE5M2 || std::is_same_v<T, __nv_bfloat16>, "f16, bf16, tf32, e4m3 or e5m2");
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}");
+  static_assert(sizeof(T) == 2 || (!TransA && !TransB), "tf32 and FP8 operands are K-major");
   if constexpr (N == 64) {
-    TESSEL_WGMMA_TYPED("m64n64", TESSEL_R0, "%32, %33, 1, 1, 1", "%34, %35", TESSEL_ACC32(0));
+    TESSEL_WGMMA_TYPED("m64n64", TESSEL_R0, "%32, %33, %36, 1, 1", "%34, %35", TESSEL_ACC32(0));
   } else if constexpr (N == 128) {
-    TESSEL_WGMMA_TYPED("m64n128", TESSEL_R0 ", " TESSEL_R32, "%64, %65, 1, 1, 1", "%66, %67", TESSEL_ACC32(0),
+    TESSEL_WGMMA_TYPED("m64n128", TESSEL_R0 ", " TESSEL_R32, "%64, %65, %68, 1, 1", "%66, %67", TESSEL_ACC32(0),
                        TESSEL_ACC32(32));
   } else if constexpr (N == 192) {
-    TESSEL_WGMMA_TYPED("m64n192", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "%96, %97, 1, 1, 1", "%98, %99",
+    TESSEL_WGMMA_TYPED("m64n192", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "%96, %97, %100, 1, 1", "%98, %99",
                        TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64));
   } else {
-    TESSEL_WGMMA_TYPED("m64n256", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96, "%128, %129, 1, 1, 1",
+    TESSEL_WGMMA_TYPED("m64n256", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96, "%128, %129, %132, 1, 1",
                        "%130, %131", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96));
   }
 }
@@ -302,13 +308,15 @@ __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64
 #undef TESSEL_ACC8
 
 // One k-slice (128 bytes deep) for this warpgroup: 4 wgmmas (k 16 of a
-// 16-bit type, k 8 of tf32) over rows a_row0.. of A's tile and all N
-// columns of B's.
-template <class T, class OpA, class OpB, int N>
+// 16-bit type, 8 of tf32, 32 of FP8) over rows a_row0.. of A's tile and all
+// N columns of B's, added to d (Fresh: d = the slice's product alone).
+template <class T, class OpA, class OpB, int N, bool Fresh = false>
 __device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile, int a_row0, const void* b_tile) {
   wgmma_fence();
+  wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed, !Fresh>(d, OpA::desc(a_tile, a_row0, 0),
+                                                               OpB::desc(b_tile, 0, 0));
 #pragma unroll
-  for (int step = 0; step < kSliceBytes / kStepBytes; ++step) {
+  for (int step = 1; step < kSliceBytes / kStepBytes; ++step) {
     wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step),
                                                          OpB::desc(b_tile, 0, step));
   }

@@ -5,6 +5,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <tessel/tessel.hpp>
 
 namespace tessel::device {
@@ -12,6 +13,8 @@ namespace tessel::device {
 __device__ __forceinline__ float to_float(float x) { return x; }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__nv_fp8_e4m3 x) { return float(x); }
+__device__ __forceinline__ float to_float(__nv_fp8_e5m2 x) { return float(x); }
 
 template <class T>
 __device__ __forceinline__ T from_float(float x);
@@ -21,6 +24,11 @@ template <>
 __device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+// FP8: round to nearest even, saturating to the largest finite value.
+template <>
+__device__ __forceinline__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float x) { return __nv_fp8_e4m3(x); }
+template <>
+__device__ __forceinline__ __nv_fp8_e5m2 from_float<__nv_fp8_e5m2>(float x) { return __nv_fp8_e5m2(x); }
 
 // The CUDA type of a DType known at compile time.
 template <DType D>
@@ -29,16 +37,32 @@ template <>
 struct CudaType<DType::kF16> { using type = __half; };
 template <>
 struct CudaType<DType::kBF16> { using type = __nv_bfloat16; };
+template <>
+struct CudaType<DType::kE4M3> { using type = __nv_fp8_e4m3; };
+template <>
+struct CudaType<DType::kE5M2> { using type = __nv_fp8_e5m2; };
 
-// Calls f(T{}) with T the CUDA type of dtype: one instantiation per type.
+// Calls f(T{}) with T the CUDA type of dtype, one of C's types (f32, f16,
+// bf16): one instantiation per type.
 template <class F>
 auto with_type(DType dtype, F&& f) {
   switch (dtype) {
     case DType::kF16: return f(__half{});
     case DType::kBF16: return f(__nv_bfloat16{});
-    case DType::kF32: break;
+    default: break;
   }
   return f(float{});
+}
+
+// The same over every storage type, FP8 included (A and B).
+template <class F>
+auto with_any_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::kE4M3: return f(__nv_fp8_e4m3{});
+    case DType::kE5M2: return f(__nv_fp8_e5m2{});
+    default: break;
+  }
+  return with_type(dtype, f);
 }
 
 }  // namespace tessel::device

@@ -20,6 +20,7 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dispatch/heuristic.hpp"
@@ -125,6 +126,16 @@ Status validate(const GemmArgs& a) {
   if (writes_c) {
     if (Status s = element_aligned("C", a.C, a.precision.c); !s.ok()) return s;
   }
+  for (const auto& [scale, name] : {std::pair{a.scale_a, "scale_a"}, std::pair{a.scale_b, "scale_b"}}) {
+    if (scale == nullptr) continue;
+    if (!is_fp8(a.precision.ab)) {
+      return invalid(std::string(name) + " is set but A and B are " + to_string(a.precision.ab) +
+                     ": per-tensor scales are for FP8 inputs (e4m3, e5m2)");
+    }
+    if (reads_ab) {
+      if (Status s = element_aligned(name, scale, DType::kF32); !s.ok()) return s;
+    }
+  }
   if (a.workspace == nullptr && a.workspace_bytes > 0) {
     return invalid("workspace is null but workspace_bytes = " + to_string(a.workspace_bytes));
   }
@@ -183,6 +194,12 @@ Status check_pointers(const GemmArgs& a, int device) {
   if (multiplies(a)) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
+    if (a.scale_a != nullptr) {
+      if (Status s = check_pointer(a.scale_a, "scale_a", device); !s.ok()) return s;
+    }
+    if (a.scale_b != nullptr) {
+      if (Status s = check_pointer(a.scale_b, "scale_b", device); !s.ok()) return s;
+    }
   }
   const Epilogue& e = a.epilogue;
   const std::array<std::pair<const void*, const char*>, 4> vectors = {{{e.bias, "epilogue.bias"},

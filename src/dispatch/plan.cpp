@@ -184,7 +184,11 @@ Realign realign_for(const GemmArgs& a) {
   Realign r{!impl::in_16_byte_units(a.A, a.lda, bytes), !impl::in_16_byte_units(a.B, a.ldb, bytes)};
   const double copied = double(bytes) * ((r.a ? double(a.m) * double(a.k) : 0.0) +
                                          (r.b ? double(a.k) * double(a.n) : 0.0));
-  if (copied > 0 && !impl::realign_pays(2.0 * double(a.m) * double(a.n) * double(a.k), copied, a.precision)) return {};
+  // FP8 has only TMA-fed kernels: an operand not in 16-byte units is always copied.
+  if (copied > 0 && !is_fp8(a.precision.ab) &&
+      !impl::realign_pays(2.0 * double(a.m) * double(a.n) * double(a.k), copied, a.precision)) {
+    return {};
+  }
   return r;
 }
 
@@ -251,7 +255,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       p.copy_a = a.opA == Op::N, p.copy_b = a.opB == Op::T;
       break;
     case Copies::kKMajor:
-      p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = true;
+      p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = a.precision.compute == Compute::kTF32;
       break;
   }
   // Operands not in 16-byte units, for a kernel that needs them so and copies them no other way.

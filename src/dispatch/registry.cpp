@@ -78,6 +78,7 @@ KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
 // The precisions a tensor-core kernel for inputs `ab` takes: C in the input type or FP32 (tf32: FP32).
 std::vector<Precision> tensor_precisions(DType ab) {
   if (ab == DType::kF32) return {{DType::kF32, DType::kF32, Compute::kTF32}};
+  if (is_fp8(ab)) return {{ab, DType::kBF16, Compute::kF32}, {ab, DType::kF16, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
   return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
 }
 
@@ -120,8 +121,9 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
   KernelEntry e{info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, impl::kSliceK};
-  if (ab == DType::kF32) e.copies = Copies::kKMajor;
-  e.info.split_k = step == 14;  // where the plan says (plan.cpp, plan_persistent_split)
+  if (ab == DType::kF32 || is_fp8(ab)) e.copies = Copies::kKMajor;
+  if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
+  e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   e.resident = Resident;
   return e;
 }
@@ -266,6 +268,13 @@ const std::vector<KernelEntry>& registry() {
                                "step 16 on tensor cores: B (op T) from global memory straight into mma.sync "
                                "fragments, k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
+      hopper<launch_cluster<Cluster128x128, DType::kE4M3>, Cluster128x128, resident_cluster<Cluster128x128, DType::kE4M3>>(
+          "wgmma_cluster_e4m3_128x128", 17, DType::kE4M3,
+          "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor scales"),
+      hopper<launch_cluster<Cluster128x192, DType::kE4M3>, Cluster128x192, resident_cluster<Cluster128x192, DType::kE4M3>>(
+          "wgmma_cluster_e4m3_128x192", 17, DType::kE4M3, "step 17, 128x192 tiles"),
+      hopper<launch_cluster<Cluster128x128, DType::kE5M2>, Cluster128x128, resident_cluster<Cluster128x128, DType::kE5M2>>(
+          "wgmma_cluster_e5m2_128x128", 17, DType::kE5M2, "step 17 for e5m2 inputs"),
   };
   return table;
 }

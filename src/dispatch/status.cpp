@@ -22,6 +22,8 @@ const char* to_string(DType dtype) {
     case DType::kF32: return "f32";
     case DType::kF16: return "f16";
     case DType::kBF16: return "bf16";
+    case DType::kE4M3: return "e4m3";
+    case DType::kE5M2: return "e5m2";
   }
   return "unknown";
 }
@@ -37,13 +39,17 @@ const char* to_string(Activation act) {
   return "unknown";
 }
 
-size_t size_of(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
+size_t size_of(DType dtype) { return dtype == DType::kF32 ? 4 : is_fp8(dtype) ? 1 : 2; }
+bool is_fp8(DType dtype) { return dtype == DType::kE4M3 || dtype == DType::kE5M2; }
 
 const std::vector<Precision>& supported_precisions() {
   static const std::vector<Precision> all = {
       {DType::kF32, DType::kF32, Compute::kF32},  {DType::kF32, DType::kF32, Compute::kTF32},
       {DType::kF16, DType::kF16, Compute::kF32},  {DType::kF16, DType::kF32, Compute::kF32},
-      {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32}};
+      {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32},
+      {DType::kE4M3, DType::kBF16, Compute::kF32}, {DType::kE4M3, DType::kF16, Compute::kF32},
+      {DType::kE4M3, DType::kF32, Compute::kF32},  {DType::kE5M2, DType::kBF16, Compute::kF32},
+      {DType::kE5M2, DType::kF16, Compute::kF32},  {DType::kE5M2, DType::kF32, Compute::kF32}};
   return all;
 }
 
@@ -73,7 +79,10 @@ std::optional<Precision> parse_precision(std::string_view text) {
 }
 
 GemmArgs to_gemm(const SgemmArgs& a) {
-  return {a.opA, a.opB, a.m, a.n, a.k, a.alpha, a.A, a.lda, a.B, a.ldb, a.beta, a.C, a.ldc, Precision{}};
+  GemmArgs g;
+  g.opA = a.opA, g.opB = a.opB, g.m = a.m, g.n = a.n, g.k = a.k, g.alpha = a.alpha;
+  g.A = a.A, g.lda = a.lda, g.B = a.B, g.ldb = a.ldb, g.beta = a.beta, g.C = a.C, g.ldc = a.ldc;
+  return g;
 }
 
 }  // namespace tessel

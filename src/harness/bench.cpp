@@ -154,24 +154,54 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       epilogue.ld_pre = ref_epilogue.ld_pre = es.pre_activation ? a.ldc : 0;
       a.epilogue = epilogue;
 
+      // FP8: per-tensor scales in [0.5, 1.5) on the device, 16 bytes apart (cuBLASLt refuses closer ones).
+      std::vector<float> scale_values(is_fp8(ab) ? 8 : 0);
+      fill_random(scale_values, o.seed + 6);
+      for (float& x : scale_values) x = 1.0f + 0.5f * x;
+      const DeviceBuffer<float> dScales(scale_values);
+      if (is_fp8(ab)) a.scale_a = dScales.get(), a.scale_b = dScales.get() + 4;
+
       GemmArgs ref = a;
       ref.epilogue = {};
-      std::unique_ptr<CublasLtEpilogue> fused;  // with fused_reference: cuBLASLt's epilogue, writing dC
+      std::unique_ptr<CublasLt> fused;  // with fused_reference or FP8: cuBLASLt, writing dC
+      DeviceBuffer<uint8_t> ltA, ltB;   // FP8 with op pair other than N, T: cuBLASLt's own K-major operands
+      std::optional<GemmArgs> wide;     // e5m2: cuBLAS on the operands widened to 16 bits
       auto reference = [&] {
         if (fused) {
           fused->run();
+          if (is_fp8(ab) && es.any()) unfused_epilogue_device(dC.get(), shape.m, shape.n, ref.ldc, ct, ref_epilogue);
           return;
         }
-        cublas.gemm(ref);
+        cublas.gemm(wide ? *wide : ref);
         if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
       };
       ref.C = dRef.get();  // the reference result stays here; timed reference runs write dC
-      if (o.fused_reference) {
+      if (is_fp8(ab)) {
+        // The result from cuBLAS on the operands widened to 16 bits; the time from cuBLASLt's FP8 GEMM,
+        // which reads op pair N, T only: for the others, on K-major operands of the same shape. (e5m2 x e5m2,
+        // which cuBLASLt does not multiply: cuBLAS's 16-bit GEMM on the operands widened once.)
+        cublas.gemm(ref);
+        if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
+        if (CublasLt::multiplies(ab)) {
+          GemmArgs lt = ref;
+          lt.C = dC.get();
+          if (ops != OpPair{Op::N, Op::T}) {
+            lt.opA = Op::N, lt.opB = Op::T, lt.lda = lt.ldb = shape.k;
+            ltA = DeviceBuffer<uint8_t>(size_t(shape.m * shape.k)), ltB = DeviceBuffer<uint8_t>(size_t(shape.n * shape.k));
+            fill_device(ltA.get(), ab, ltA.size(), o.seed + 7), fill_device(ltB.get(), ab, ltB.size(), o.seed + 8);
+            lt.A = ltA.get(), lt.B = ltB.get();
+          }
+          fused = std::make_unique<CublasLt>(lt);
+        } else {
+          wide = cublas.widened(ref);
+          wide->C = dC.get();
+        }
+      } else if (o.fused_reference) {
         GemmArgs lt = a;
         lt.C = dRef.get();
-        CublasLtEpilogue(lt).run();
+        CublasLt(lt).run();
         lt.C = dC.get();
-        fused = std::make_unique<CublasLtEpilogue>(lt);
+        fused = std::make_unique<CublasLt>(lt);
       } else {
         reference();
       }
@@ -221,6 +251,11 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
              reference},
             flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
+        if (fused && is_fp8(ab) && ltA.size() == 0) {  // cuBLASLt's FP8 result on the same operands, against the same check
+          reference();
+          check_cuda(cudaDeviceSynchronize(), "reference");
+          row.ref_err = compare_device(dC.get(), dRef.get(), shape.m, shape.n, a.ldc, ct).rel_err;
+        }
         row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);
         row.ref_tflops = tflops(shape.m, shape.n, shape.k, row.ref_ms.median);
         row.ratio = row.ref_tflops > 0 ? row.tflops / row.ref_tflops : 0;

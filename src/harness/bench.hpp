@@ -25,7 +25,7 @@ struct BenchOptions {
   float alpha = 1.0f, beta = 0.0f;
   bool allow_atomics = false;  // GemmArgs::allow_atomics of every call
   // Every call's epilogue; the reference is cuBLAS then a separate pass (unfused_epilogue_device),
-  // or with fused_reference cuBLASLt's own fused epilogue (CublasLtEpilogue::takes).
+  // or with fused_reference cuBLASLt's own fused epilogue (CublasLt::takes).
   // Scales need beta = 0 (the separate pass scales beta * C too).
   EpilogueSpec epilogue;
   bool fused_reference = false;
@@ -53,6 +53,8 @@ struct BenchRow {
   std::string epilogue;        // to_string(EpilogueSpec): "none" without one
   double gbs = 0;              // the bytes the call must move (A, B read; C written, and read if beta != 0) / median
   double copy_gbs = 0;         // a device-to-device copy's bytes read + written / time, measured in the same run
+  double ref_err = 0;          // the timed reference's own error against the checked result (FP8: cuBLASLt's
+                               // FP8 GEMM against cuBLAS on the widened operands; else 0: they are one)
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;

@@ -1,6 +1,7 @@
 #include "harness/cublaslt.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 namespace tessel::harness {
 namespace {
@@ -8,7 +9,9 @@ namespace {
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
 void check_lt(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLASLt: ") + what + " failed");
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    throw std::runtime_error(std::string("cuBLASLt: ") + what + " failed: " + cublasGetStatusString(status));
+  }
 }
 
 cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
@@ -22,7 +25,7 @@ cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
 
 }  // namespace
 
-bool CublasLtEpilogue::takes(const EpilogueSpec& e, std::string* why) {
+bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   const char* no = e.bias == EpilogueSpec::Bias::kPerRow ? "a bias per row"
                    : e.scales                            ? "output scales"
                    : e.pre_activation                    ? "the pre-activation output"
@@ -33,7 +36,11 @@ bool CublasLtEpilogue::takes(const EpilogueSpec& e, std::string* why) {
   return no == nullptr;
 }
 
-std::string CublasLtEpilogue::description(const Precision& p) {
+std::string CublasLt::description(const Precision& p) {
+  if (is_fp8(p.ab)) {
+    return std::string("cuBLASLt cublasLtMatmul, A/B ") + to_string(p.ab) + ", C " + to_string(p.c) +
+           ", per-tensor scale pointers, CUBLAS_COMPUTE_32F (no fast accumulation)";
+  }
   return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
          (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
 }
@@ -41,7 +48,7 @@ std::string CublasLtEpilogue::description(const Precision& p) {
 // Row-major D = op(A) op(B) is column-major D^T = op(B)^T op(A)^T: cuBLASLt's
 // A is tessel's B and its B tessel's A, each op kept, m and n swapped; the
 // bias, one value per row of D^T, is one per column of D.
-CublasLtEpilogue::CublasLtEpilogue(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
+CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   const cublasComputeType_t compute =
       a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   check_lt(cublasLtCreate(&handle_), "cublasLtCreate");
@@ -49,6 +56,13 @@ CublasLtEpilogue::CublasLtEpilogue(const GemmArgs& a) : args_(a), workspace_(kWo
   const cublasOperation_t ta = a.opB == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a.opA == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+  if (is_fp8(a.precision.ab)) {  // its A is tessel's B: the scales swap too
+    if (a.opA != Op::N || a.opB != Op::T) throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
+    for (auto [attribute, scale] : {std::pair{CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a.scale_b},
+                                    std::pair{CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, a.scale_a}}) {
+      if (scale) check_lt(cublasLtMatmulDescSetAttribute(op_, attribute, &scale, sizeof scale), "SCALE_POINTER");
+    }
+  }
   const cublasLtEpilogue_t epilogue = lt_epilogue(a.epilogue);
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue), "EPILOGUE");
   if (a.epilogue.bias) {
@@ -81,7 +95,7 @@ CublasLtEpilogue::CublasLtEpilogue(const GemmArgs& a) : args_(a), workspace_(kWo
   algo_ = result.algo;
 }
 
-CublasLtEpilogue::~CublasLtEpilogue() {
+CublasLt::~CublasLt() {
   for (cublasLtMatrixLayout_t l : {a_, b_, c_}) {
     if (l) cublasLtMatrixLayoutDestroy(l);
   }
@@ -89,7 +103,7 @@ CublasLtEpilogue::~CublasLtEpilogue() {
   if (handle_) cublasLtDestroy(handle_);
 }
 
-void CublasLtEpilogue::run(cudaStream_t stream) {
+void CublasLt::run(cudaStream_t stream) {
   const GemmArgs& a = args_;
   check_lt(cublasLtMatmul(handle_, op_, &a.alpha, a.B, a_, a.A, b_, &a.beta, a.C, c_, a.C, c_, &algo_,
                           workspace_.get(), kWorkspaceBytes, stream),

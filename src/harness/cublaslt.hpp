@@ -1,8 +1,10 @@
-// cuBLASLt with its own fused epilogue, as a benchmark reference for calls
-// with an epilogue: bias per column (nn.Linear's) with ReLU or GELU (cuBLASLt's
-// GELU is the tanh form), on tessel's row-major arguments through the
-// transpose identity. Set up once per call shape (descriptors, the heuristic's
-// algorithm, a workspace); each run is one cublasLtMatmul.
+// cuBLASLt as a benchmark reference: for calls with an epilogue, its own
+// fused one (bias per column, nn.Linear's, with ReLU or GELU; cuBLASLt's
+// GELU is the tanh form); for FP8 inputs, its FP8 GEMM with the per-tensor
+// scales (A and B scale pointers), which takes op pair N, T only (its "TN").
+// On tessel's row-major arguments through the transpose identity. Set up
+// once per call shape (descriptors, the heuristic's algorithm, a
+// workspace); each run is one cublasLtMatmul.
 #pragma once
 
 #include <cublasLt.h>
@@ -14,15 +16,17 @@
 
 namespace tessel::harness {
 
-class CublasLtEpilogue {
+class CublasLt {
  public:
+  // Whether cuBLASLt has an FP8 GEMM for A and B of this type (not e5m2 x e5m2).
+  static bool multiplies(DType ab) { return ab == DType::kE4M3; }
   // Whether cuBLASLt fuses this epilogue (why not, if not).
   static bool takes(const EpilogueSpec& e, std::string* why = nullptr);
-  // For calls whose epilogue takes() accepts; the pointers of `a` are those each run uses.
-  explicit CublasLtEpilogue(const GemmArgs& a);
-  ~CublasLtEpilogue();
-  CublasLtEpilogue(const CublasLtEpilogue&) = delete;
-  CublasLtEpilogue& operator=(const CublasLtEpilogue&) = delete;
+  // For calls whose epilogue takes() accepts (FP8: op pair N, T); the pointers of `a` are those each run uses.
+  explicit CublasLt(const GemmArgs& a);
+  ~CublasLt();
+  CublasLt(const CublasLt&) = delete;
+  CublasLt& operator=(const CublasLt&) = delete;
   void run(cudaStream_t stream = nullptr);
   static std::string description(const Precision& p);
 

@@ -74,6 +74,13 @@ __global__ void unfused_epilogue_kernel(T* D, int64_t m, int64_t n, int64_t ld, 
   }
 }
 
+template <class T, class To>
+__global__ void widen_kernel(const T* src, size_t count, To* dst) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    dst[i] = device::from_float<To>(device::to_float(src[i]));
+  }
+}
+
 }  // namespace
 
 void unfused_epilogue_device(void* D, int64_t m, int64_t n, int64_t ld, DType type, const Epilogue& e,
@@ -87,9 +94,22 @@ void unfused_epilogue_device(void* D, int64_t m, int64_t n, int64_t ld, DType ty
   check_cuda(cudaGetLastError(), "unfused_epilogue_device");
 }
 
+void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream) {
+  if (count == 0) return;
+  device::with_any_type(type, [&](auto t) {
+    device::with_type(to, [&](auto w) {
+      using T = decltype(t);
+      using To = decltype(w);
+      const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 65536));
+      widen_kernel<T, To><<<blocks, 256, 0, stream>>>(static_cast<const T*>(src), count, static_cast<To*>(dst));
+    });
+  });
+  check_cuda(cudaGetLastError(), "widen_device");
+}
+
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream) {
   if (count == 0) return;
-  device::with_type(type, [&](auto t) {
+  device::with_any_type(type, [&](auto t) {
     using T = decltype(t);
     const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 65536));
     fill_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<T*>(p), count, seed);

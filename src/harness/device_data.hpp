@@ -16,6 +16,9 @@ namespace tessel::harness {
 // index), rounded once to the type (different seeds: unrelated values).
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
 
+// dst = the `count` elements of `type` at src as `to` (bf16 or f16: FP8 values are exact in both).
+void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream = nullptr);
+
 // The epilogue as a separate pass after a GEMM that wrote D (m x n, leading
 // dimension ld, of `type`): D = act(row_scale * col_scale * D + bias) in place,
 // act's input to e.pre_activation where set; the benchmark's unfused reference.

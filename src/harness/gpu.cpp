@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/device_data.hpp"
+
 
 namespace tessel::harness {
 
@@ -94,6 +96,8 @@ const char* cuda_type_name(DType t) {
   switch (t) {
     case DType::kF16: return "CUDA_R_16F";
     case DType::kBF16: return "CUDA_R_16BF";
+    case DType::kE4M3: return "CUDA_R_8F_E4M3";
+    case DType::kE5M2: return "CUDA_R_8F_E5M2";
     case DType::kF32: break;
   }
   return "CUDA_R_32F";
@@ -105,6 +109,8 @@ cudaDataType_t cuda_type(DType t) {
   switch (t) {
     case DType::kF16: return CUDA_R_16F;
     case DType::kBF16: return CUDA_R_16BF;
+    case DType::kE4M3: return CUDA_R_8F_E4M3;
+    case DType::kE5M2: return CUDA_R_8F_E5M2;
     case DType::kF32: break;
   }
   return CUDA_R_32F;
@@ -112,8 +118,30 @@ cudaDataType_t cuda_type(DType t) {
 
 std::string Cublas::description(const Precision& p) {
   if (is_sgemm(p)) return "cuBLAS cublasSgemm_64, CUBLAS_DEFAULT_MATH (pure FP32, TF32 off)";
+  if (is_fp8(p.ab)) return std::string("cuBLAS cublasGemmEx_64 on the FP8 operands widened to bf16 (f16 for f16 C), C ") + cuda_type_name(p.c);
   return std::string("cuBLAS cublasGemmEx_64, A/B ") + cuda_type_name(p.ab) + ", C " + cuda_type_name(p.c) + ", " +
          (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
+}
+
+GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
+  GemmArgs wide = a;  // f16 inputs for f16 C (cuBLAS has no bf16 x bf16 -> f16); both hold FP8 exactly
+  wide.precision.ab = a.precision.c == DType::kF16 ? DType::kF16 : DType::kBF16;
+  wide.scale_a = wide.scale_b = nullptr;
+  auto widen = [&](const void* src, int64_t rows, int64_t cols, int64_t ld, DeviceBuffer<uint16_t>& buffer) {
+    const size_t count = rows > 0 && cols > 0 ? size_t((rows - 1) * ld + cols) : 0;
+    if (buffer.size() < count) buffer = DeviceBuffer<uint16_t>(count);
+    widen_device(src, a.precision.ab, count, buffer.get(), wide.precision.ab, stream);
+    return buffer.get();
+  };
+  const bool an = a.opA == Op::N, bn = a.opB == Op::N;
+  wide.A = widen(a.A, an ? a.m : a.k, an ? a.k : a.m, a.lda, wide_a_);
+  wide.B = widen(a.B, bn ? a.k : a.n, bn ? a.n : a.k, a.ldb, wide_b_);
+  for (const float* scale : {a.scale_a, a.scale_b}) {
+    float value = 1.0f;
+    if (scale) check_cuda(cudaMemcpy(&value, scale, sizeof value, cudaMemcpyDeviceToHost), "scale D2H");
+    wide.alpha *= value;
+  }
+  return wide;
 }
 
 void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
@@ -121,6 +149,10 @@ void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
     sgemm(SgemmArgs{a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
                     static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc},
           stream);
+    return;
+  }
+  if (is_fp8(a.precision.ab)) {
+    gemm(widened(a, stream), stream);
     return;
   }
   auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };

@@ -17,7 +17,7 @@ namespace tessel::harness {
 // Throws std::runtime_error naming `what` when err is not cudaSuccess.
 void check_cuda(cudaError_t err, const char* what);
 void check_cublas(cublasStatus_t status, const char* what);
-cudaDataType_t cuda_type(DType t);  // CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF
+cudaDataType_t cuda_type(DType t);  // CUDA_R_32F, CUDA_R_16F, CUDA_R_16BF, CUDA_R_8F_E4M3, CUDA_R_8F_E5M2
 
 // True when a CUDA GPU is visible; otherwise *why says what CUDA answered.
 bool gpu_available(std::string* why = nullptr);
@@ -96,11 +96,17 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
+  // FP8 inputs: widened(args) multiplied (a reference result; cuBLASLt's FP8 GEMM: CublasLt).
   void gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
+  // An FP8 call as a 16-bit one on the same values: A and B widened to bf16
+  // (f16 for f16 C; both hold FP8 exactly) into buffers this object keeps
+  // until the next call, the per-tensor scales read back and folded into alpha.
+  GemmArgs widened(const GemmArgs& args, cudaStream_t stream = nullptr);
   static std::string description(const Precision& precision = {});
 
  private:
   cublasHandle_t handle_ = nullptr;
+  DeviceBuffer<uint16_t> wide_a_, wide_b_;  // FP8 operands widened
 };
 
 // Runs `kernel` by name, or tessel's auto-dispatch when kernel == kAuto.

@@ -73,7 +73,7 @@ class CaseArray {
 };
 
 struct CaseArrays {
-  CaseArray a, b, c, ref, bias, row_scale, col_scale, pre;
+  CaseArray a, b, c, ref, bias, row_scale, col_scale, pre, scales;
 };
 CaseArrays& case_arrays() {
   thread_local CaseArrays arrays;
@@ -115,15 +115,18 @@ double tolerance(const Precision& p, int64_t k) {
   switch (p.c) {
     case DType::kF16: return 2e-3;
     case DType::kBF16: return 1e-2;
-    case DType::kF32: break;
+    default: break;
   }
+  // FP8 products are exact too, but the tensor cores add them with fewer
+  // bits than FP32 within each promoted 128-deep slice: allow 100x.
+  if (is_fp8(p.ab)) return 100 * accumulate;
   return p.ab == DType::kF32 ? accumulate : 10 * accumulate;
 }
 
 void release_case_arrays() {
   CaseArrays& arrays = case_arrays();
   for (CaseArray* x : {&arrays.a, &arrays.b, &arrays.c, &arrays.ref, &arrays.bias, &arrays.row_scale,
-                       &arrays.col_scale, &arrays.pre}) {
+                       &arrays.col_scale, &arrays.pre, &arrays.scales}) {
     x->release();
   }
 }
@@ -223,6 +226,13 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   };
   const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
   CaseArrays& arrays = case_arrays();
+  // FP8: per-tensor scales in [0.5, 1.5), on the device; the references fold them into alpha.
+  std::vector<float> scales;
+  if (is_fp8(ab)) {
+    scales.resize(2);
+    fill_random(scales, c.seed * 5 + 4);
+    for (float& x : scales) x = 1.0f + 0.5f * x;
+  }
   CaseArray &dA = arrays.a, &dB = arrays.b, &dC = arrays.c, &dRef = arrays.ref;
   uint8_t* const pA = dA.upload(bytesA);
   uint8_t* const pB = dB.upload(bytesB);
@@ -232,6 +242,10 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   uint8_t* const pRef = epi ? dRef.upload(std::vector<uint8_t>(size_t(m * a.ldc) * sizeof(float))) : dRef.upload(bytesC);
   GemmArgs ref = to_gemm(a);
   ref.precision = c.precision;
+  if (!scales.empty()) {
+    const float* d = reinterpret_cast<const float*>(arrays.scales.upload(encode(scales, DType::kF32)));
+    ref.scale_a = d, ref.scale_b = d + 1;
+  }
   ref.A = pA + skip_ab, ref.B = pB + skip_ab, ref.C = epi ? pRef : pRef + skip_c;
   if (epi) ref.precision.c = DType::kF32, ref.beta = 0.0f;
   // A call with alpha == 0 or k == 0 reads neither A nor B: its product is the zeros uploaded
@@ -240,6 +254,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   GemmArgs run = to_gemm(a);
   run.precision = c.precision;
   run.A = ref.A, run.B = ref.B, run.C = pC + skip_c;
+  run.scale_a = ref.scale_a, run.scale_b = ref.scale_b;
   const std::vector<uint8_t> bytesPre = es.pre_activation ? guarded(hPre, ct) : std::vector<uint8_t>{};
   if (epi) {
     Epilogue& e = run.epilogue;
@@ -336,6 +351,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   }
   SgemmArgs host = a;
   host.A = hA.data(), host.B = hB.data(), host.C = hC.data();
+  for (float s : scales) host.alpha *= s;
   // Against fp64 on `points`. p2: ||alpha op(A) op(B)||^2 there; t2: the squares of
   // its k terms, a scale for rounding errors that does not vanish where a sum cancels.
   double p2 = 0, t2 = 0;

@@ -28,10 +28,11 @@ std::string utc_now_iso() {
 }
 
 std::string csv_row(const BenchRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{},{},{:.1f},{:.1f}\n",
+  return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{},{},{:.1f},{:.1f},{:.3e}\n",
                      csv_field(r.kernel), r.dtype, op_char(r.ops.first), op_char(r.ops.second), r.shape.m, r.shape.n,
                      r.shape.k, r.status, r.ms.median, r.ms.min, r.ms.max, r.ms.count, r.tflops, r.ref_ms.median,
-                     r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note), r.ran, csv_field(r.suite), r.epilogue, r.gbs, r.copy_gbs);
+                     r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note), r.ran, csv_field(r.suite), r.epilogue, r.gbs, r.copy_gbs,
+                     r.ref_err);
 }
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
@@ -66,7 +67,7 @@ nlohmann::json to_json(const BenchRow& r) {
           {"tflops", r.tflops},       {"ref_median_ms", r.ref_ms.median},
           {"ref_min_ms", r.ref_ms.min}, {"ref_max_ms", r.ref_ms.max},
           {"ref_runs", r.ref_ms.count}, {"ref_tflops", r.ref_tflops},
-          {"ratio", r.ratio},         {"rel_err", r.rel_err},
+          {"ratio", r.ratio},         {"rel_err", r.rel_err}, {"ref_err", r.ref_err},
           {"note", r.note},           {"ran", r.ran},       {"suite", r.suite},
           {"epilogue", r.epilogue},   {"gbs", r.gbs},       {"copy_gbs", r.copy_gbs}};
 }

@@ -129,10 +129,10 @@ cudaError_t launch_epilogue(const float* x, int64_t ldx, float beta, void* C, in
                             DType c_type, const Epilogue& epilogue, cudaStream_t stream);
 
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
-// dimension ld) transposed, each value rounded to the nearest tf32 if
-// round_tf32; FP32.
-cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
-                             bool round_tf32, cudaStream_t stream);
+// dimension ld) transposed; elements of 4 bytes (FP32, each rounded to the
+// nearest tf32 if round_tf32) or 1 byte (FP8).
+cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
+                             size_t element_bytes, bool round_tf32, cudaStream_t stream);
 
 // The bytes of the workspace that copy_operands uses for a plan's copies.
 size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool realign_a, bool realign_b);
@@ -140,8 +140,8 @@ size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool r
 // Points the call `*args` at the copies of A and B its plan makes, on
 // `stream` ahead of the GEMM that reads them, in the stream's operand
 // workspace (WorkspaceUse::kOperands, plan.operand_bytes): where plan.copy_a
-// (copy_b) says so, FP32 copied transposed (launch_transpose, rounded to
-// tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
+// (copy_b) says so, FP32 or FP8 copied transposed (launch_transpose, rounded
+// to tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
 // (realign_b) says so, copied as it is with its rows in 16-byte units
 // (realigned_ld). Either way the copy starts on a 256-byte boundary.
 cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);

@@ -1,9 +1,10 @@
-// Operand copies a plan makes before its GEMM: transposed (FP32), to put an
-// operand into the layout a kernel reads fastest (tf32 wgmma's K-major
-// operands; step 08's A), or as it is with its rows in 16-byte units, so that
+// Operand copies a plan makes before its GEMM: transposed (FP32 or FP8), to
+// put an operand into the layout a kernel reads fastest or at all (tf32 and
+// FP8 wgmma's K-major operands; step 08's A), or as it is with its rows in 16-byte units, so that
 // an operand the caller did not align can still go to the aligned kernels.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "device/common.cuh"
 #include "device/mma.cuh"  // to_tf32
@@ -20,30 +21,34 @@ constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
 // destination's, so both sides are coalesced; the padded rows keep the column
 // reads free of bank conflicts.
 
-// A tile of 32 rows x Cols columns of src. Vec4: Cols = 128, each lane reads
-// 16 bytes of a row (src in 16-byte units), so a thread has 64 bytes of
-// loads in flight rather than 16, and keeps element e of its four at column
-// 32 e + lane of the tile (each store and load of a warp then hits 32
-// banks); else Cols = 32, one element per lane.
-template <bool RoundTf32, bool Vec4>
+// A tile of 32 Pack rows x Cols columns of src, elements E (FP32, or the
+// bytes of FP8; Pack = 4 / sizeof(E), so that each lane writes 4 bytes of a
+// destination row: one FP32 value or four FP8 ones). Vec4: Cols = 128, each
+// lane reads 4 elements of a row at once (src in 16-byte units), so a thread
+// has 4 loads' worth in flight rather than one, and keeps element e of its
+// four at column 32 e + lane of the tile (each store and load of a warp then
+// hits 32 banks); else Cols = 32, one element per lane.
+template <class E, bool RoundTf32, bool Vec4>
 __global__ void __launch_bounds__(kThreads)
-    transpose_kernel(const float* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, float* __restrict__ dst,
+    transpose_kernel(const E* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, E* __restrict__ dst,
                      int64_t ldd) {
+  using Vec = std::conditional_t<sizeof(E) == 4, float4, uchar4>;  // four elements
+  constexpr int kPack = 4 / int(sizeof(E)), kRows = kTile * kPack;
   constexpr int kCols = Vec4 ? 128 : 32;
-  __shared__ float tile[kTile][kCols + 1];
+  __shared__ E tile[kRows][kCols + 1];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kTile);
+  const int64_t c0 = int64_t(blockIdx.x) * kCols, tiles_r = device::ceil_div(rows, kRows);
   for (int64_t br = blockIdx.y; br < tiles_r; br += gridDim.y) {
-    const int64_t r0 = br * kTile;
+    const int64_t r0 = br * kRows;
 #pragma unroll
-    for (int i = warp; i < kTile; i += kWarps) {  // warp by warp along src's rows
+    for (int i = warp; i < kRows; i += kWarps) {  // warp by warp along src's rows
       const int64_t r = r0 + i;
       if (r >= rows) continue;
       if constexpr (Vec4) {
         const int64_t c = c0 + 4 * lane;
         if (c + 4 <= cols) {
-          const float4 v = *reinterpret_cast<const float4*>(src + r * ld + c);
-          tile[i][lane] = v.x, tile[i][32 + lane] = v.y, tile[i][64 + lane] = v.z, tile[i][96 + lane] = v.w;
+          const Vec v = *reinterpret_cast<const Vec*>(src + r * ld + c);
+          tile[i][lane] = E(v.x), tile[i][32 + lane] = E(v.y), tile[i][64 + lane] = E(v.z), tile[i][96 + lane] = E(v.w);
         } else {
           for (int e = 0; c + e < cols; ++e) tile[i][32 * e + lane] = src[r * ld + c + e];
         }
@@ -54,16 +59,25 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 #pragma unroll 4
     for (int j = warp; j < kCols; j += kWarps) {  // warp by warp along dst's rows
-      if (c0 + j < cols && r0 + lane < rows) {
-        const float v = tile[lane][Vec4 ? j % 4 * 32 + j / 4 : j];
-        dst[(c0 + j) * ldd + r0 + lane] = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
+      const int64_t r = r0 + kPack * lane;  // this lane's first element of dst's row
+      if (c0 + j >= cols || r >= rows) continue;
+      const int col = Vec4 ? j % 4 * 32 + j / 4 : j;
+      E* out = dst + (c0 + j) * ldd + r;
+      if constexpr (kPack == 1) {
+        const E v = tile[lane][col];
+        *out = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
+      } else if (r + kPack <= rows) {  // four bytes at once (dst rows in 16-byte units)
+        *reinterpret_cast<uchar4*>(out) = make_uchar4(tile[kPack * lane][col], tile[kPack * lane + 1][col],
+                                                      tile[kPack * lane + 2][col], tile[kPack * lane + 3][col]);
+      } else {
+        for (int e = 0; r + e < rows; ++e) out[e] = tile[kPack * lane + e][col];
       }
     }
     __syncthreads();
   }
 }
 
-// dst = src, rows x cols of 2- or 4-byte elements (copied as bits), each
+// dst = src, rows x cols of 1-, 2- or 4-byte elements (copied as bits), each
 // block kCopyColumns of a row at a time: a warp reads and writes 32
 // neighbouring elements, whatever the source's alignment.
 constexpr int kCopyPerThread = 4, kCopyColumns = kThreads * kCopyPerThread;
@@ -92,6 +106,10 @@ cudaError_t launch_realign(const void* src, int64_t rows, int64_t cols, int64_t 
   const int64_t blocks = device::ceil_div(cols, int64_t(kCopyColumns));
   if (blocks > INT32_MAX) return cudaErrorInvalidValue;
   const dim3 grid(unsigned(blocks), unsigned(std::min<int64_t>(rows, device::kMaxGridY)));
+  if (element_bytes == 1) {
+    return device::launch(realign_kernel<uint8_t>, grid, kThreads, 0, stream, static_cast<const uint8_t*>(src), rows,
+                          cols, ld, static_cast<uint8_t*>(dst), ldd);
+  }
   if (element_bytes == 2) {
     return device::launch(realign_kernel<uint16_t>, grid, kThreads, 0, stream, static_cast<const uint16_t*>(src), rows,
                           cols, ld, static_cast<uint16_t*>(dst), ldd);
@@ -102,25 +120,31 @@ cudaError_t launch_realign(const void* src, int64_t rows, int64_t cols, int64_t 
 
 }  // namespace
 
-cudaError_t launch_transpose(const float* src, int64_t rows, int64_t cols, int64_t ld, float* dst, int64_t ldd,
-                             bool round_tf32, cudaStream_t stream) {
-  auto launch = [&](auto round, auto vec4) {
+cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
+                             size_t element_bytes, bool round_tf32, cudaStream_t stream) {
+  auto launch = [&](auto element, auto round, auto vec4) {
+    using E = decltype(element);
     constexpr int kCols = decltype(vec4)::value ? 128 : 32;
-    const int64_t tiles_c = device::ceil_div(cols, kCols), tiles_r = device::ceil_div(rows, kTile);
+    const int64_t tiles_c = device::ceil_div(cols, kCols);
+    const int64_t tiles_r = device::ceil_div(rows, int64_t(kTile) * 4 / int64_t(sizeof(E)));
     if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
     const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
-    return device::launch(transpose_kernel<decltype(round)::value, decltype(vec4)::value>, grid, kThreads, 0, stream, src,
-                          rows, cols, ld, dst, ldd);
+    return device::launch(transpose_kernel<E, decltype(round)::value && sizeof(E) == 4, decltype(vec4)::value>, grid,
+                          kThreads, 0, stream, static_cast<const E*>(src), rows, cols, ld, static_cast<E*>(dst), ldd);
   };
-  return device::with_bools(round_tf32, in_16_byte_units(src, ld, sizeof(float)), launch);
+  const bool vec4 = in_16_byte_units(src, ld, element_bytes);
+  if (element_bytes == 1) {
+    return device::with_bools(false, vec4, [&](auto round, auto v) { return launch(uint8_t{}, round, v); });
+  }
+  return device::with_bools(round_tf32, vec4, [&](auto round, auto v) { return launch(float{}, round, v); });
 }
 
 namespace {
 
 // One operand as stored: rows x cols; A with op N is m x k, with op T k x m;
 // B with op N is k x n, with op T n x k. Its copy, in whole 256-byte units
-// (0 bytes when not copied): transposed, cols rows of flipped_ld(rows) FP32
-// values; realigned, rows of realigned_ld(cols).
+// (0 bytes when not copied): transposed, cols rows of realigned_ld(rows)
+// elements; realigned, rows of realigned_ld(cols).
 struct Stored {
   int64_t rows, cols;
   size_t bytes;
@@ -128,7 +152,7 @@ struct Stored {
 enum class Copy { kNone, kFlip, kRealign };
 Stored stored(Copy copy, bool outer_first, int64_t outer, int64_t k, size_t element_bytes) {
   const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
-  const size_t bytes = copy == Copy::kFlip      ? size_t(cols * flipped_ld(rows)) * sizeof(float)
+  const size_t bytes = copy == Copy::kFlip      ? size_t(cols * realigned_ld(rows, element_bytes)) * element_bytes
                        : copy == Copy::kRealign ? size_t(rows * realigned_ld(cols, element_bytes)) * element_bytes
                                                 : 0;
   return Stored{rows, cols, (bytes + 255) / 256 * 256};
@@ -159,9 +183,8 @@ cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t s
       if (err == cudaSuccess) ptr = dst, ld = ldd;
       return err;
     }
-    const int64_t ldd = flipped_ld(s.rows);
-    const cudaError_t err = launch_transpose(static_cast<const float*>(ptr), s.rows, s.cols, ld,
-                                             static_cast<float*>(dst), ldd, plan.round_tf32, stream);
+    const int64_t ldd = realigned_ld(s.rows, element_bytes);
+    const cudaError_t err = launch_transpose(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, plan.round_tf32, stream);
     if (err == cudaSuccess) ptr = dst, ld = ldd, op = op == Op::N ? Op::T : Op::N;
     return err;
   };

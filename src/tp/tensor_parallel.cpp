@@ -152,6 +152,7 @@ ncclDataType_t nccl_type(DType type) {
   switch (type) {
     case DType::kF16: return ncclFloat16;
     case DType::kBF16: return ncclBfloat16;
+    case DType::kE4M3: case DType::kE5M2: return ncclUint8;  // moved as bytes
     case DType::kF32: break;
   }
   return ncclFloat32;

@@ -42,13 +42,13 @@ TEST(Epilogue, ActivationsAtKnownPoints) {
 
 // What the benchmark can time against cuBLASLt's own fused epilogue.
 TEST(Epilogue, CublasLtFusesBiasReluAndTanhGelu) {
-  using tessel::harness::CublasLtEpilogue;
+  using tessel::harness::CublasLt;
   for (const char* fused : {"none", "bias", "relu", "bias+relu", "bias+gelu_tanh", "gelu_tanh"}) {
-    EXPECT_TRUE(CublasLtEpilogue::takes(*parse_epilogue(fused))) << fused;
+    EXPECT_TRUE(CublasLt::takes(*parse_epilogue(fused))) << fused;
   }
   std::string why;
   for (const char* not_fused : {"rowbias", "bias+gelu", "silu", "bias+scale", "relu+pre"}) {
-    EXPECT_FALSE(CublasLtEpilogue::takes(*parse_epilogue(not_fused), &why)) << not_fused;
+    EXPECT_FALSE(CublasLt::takes(*parse_epilogue(not_fused), &why)) << not_fused;
     EXPECT_NE(why.find("cuBLASLt fuses no"), std::string::npos) << why;
   }
 }

@@ -57,14 +57,14 @@ TEST(Registry, HoldsTheLadderInOrder) {
   // else runs on 8.0 and newer.
   for (const auto& k : ks) {
     const bool tma = k.name.size() > 4 && k.name.compare(k.name.size() - 4, 4, "_tma") == 0;
-    const bool sm90 = (k.ladder_step >= 11 && k.ladder_step <= 15) || tma;
+    const bool sm90 = (k.ladder_step >= 11 && k.ladder_step <= 15) || k.ladder_step == 17 || tma;
     EXPECT_EQ(k.min_compute_capability, sm90 ? 90 : 80) << k.name;
     EXPECT_EQ(k.max_compute_capability, sm90 ? 90 : 0) << k.name;
     EXPECT_TRUE(k.runs_on(90)) << k.name;
     EXPECT_EQ(k.runs_on(80), !sm90) << k.name;
     EXPECT_EQ(k.runs_on(100), !sm90) << k.name;
   }
-  EXPECT_EQ(ks.back().ladder_step, 16);
+  EXPECT_EQ(ks.back().ladder_step, 17);
   // Step 16 (small m): m <= 16; its tensor-core kernels (B with op T) in auto-dispatch, the
   // FP32 stream by name only; every other kernel any m and in auto-dispatch.
   for (const auto& k : ks) {
@@ -78,7 +78,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
 // One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma)?)(_(f16|bf16|tf32))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";
@@ -109,7 +109,8 @@ TEST(Registry, TensorCoreKernelsCoverEveryPrecision) {
 TEST(Registry, PrecisionNames) {
   using tessel::Compute;
   using tessel::DType;
-  for (const char* name : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"}) {
+  for (const char* name : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32", "e4m3:bf16", "e4m3:f16", "e4m3:f32",
+                           "e5m2:bf16", "e5m2:f16", "e5m2:f32"}) {
     const auto p = tessel::parse_precision(name);
     ASSERT_TRUE(p) << name;
     EXPECT_EQ(tessel::to_string(*p), name);
@@ -117,7 +118,8 @@ TEST(Registry, PrecisionNames) {
   }
   EXPECT_EQ(*tessel::parse_precision("tf32"), (tessel::Precision{DType::kF32, DType::kF32, Compute::kTF32}));
   EXPECT_EQ(*tessel::parse_precision("bf16:f32"), (tessel::Precision{DType::kBF16, DType::kF32, Compute::kF32}));
-  for (const char* bad : {"", "fp16", "f16:bf16", "f32:f16", "tf32:f32", "F16"}) {
+  EXPECT_EQ(*tessel::parse_precision("e4m3:bf16"), (tessel::Precision{DType::kE4M3, DType::kBF16, Compute::kF32}));
+  for (const char* bad : {"", "fp16", "f16:bf16", "f32:f16", "tf32:f32", "F16", "e4m3", "e5m2:e5m2", "bf16:e4m3"}) {
     EXPECT_FALSE(tessel::parse_precision(bad)) << bad;
   }
   EXPECT_FALSE(tessel::supported({DType::kF16, DType::kBF16, Compute::kF32}));

@@ -174,3 +174,22 @@ TEST(Validation, EpilogueArgumentsAreNamed) {
 }
 
 }  // namespace
+
+
+// FP8's per-tensor scales: for FP8 inputs only, and whole floats.
+TEST(Validation, Fp8ScalesAreChecked) {
+  tessel::GemmArgs a = tessel::to_gemm(good());
+  a.precision = *tessel::parse_precision("bf16");
+  const float* somewhere = reinterpret_cast<const float*>(0x4000);
+  a.scale_a = somewhere;
+  tessel::Status s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("scale_a is set but A and B are bf16"), std::string::npos) << s.message();
+  a.precision = *tessel::parse_precision("e4m3:bf16");
+  a.scale_a = nullptr, a.scale_b = reinterpret_cast<const float*>(0x4002);
+  s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("scale_b is not aligned to its 4-byte f32 elements"), std::string::npos) << s.message();
+  EXPECT_EQ(tessel::size_of(tessel::DType::kE4M3), 1u);
+  EXPECT_STREQ(tessel::to_string(tessel::DType::kE5M2), "e5m2");
+}

@@ -4,6 +4,7 @@
 // guard zones and padding of both outputs intact.
 #include <tessel/tessel.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,7 @@ TEST_F(Epilogue, EveryKernelByName) {
       for (const auto& [opA, opB] : {std::pair{Op::N, Op::N}, std::pair{Op::T, Op::T}}) {
         if (k.b_op_t_only && opB != Op::T) continue;
         const int64_t m = k.max_m ? k.max_m : 130;
-        VerifyCase c{k.name, opA, opB, {m, 136, 72}, 1.5f, 0.5f, 0, seed++, 8, p};
+        VerifyCase c{k.name, opA, opB, {m, 136, 72}, 1.5f, 0.5f, 0, seed++, std::max(8, k.alignment), p};
         c.epilogue = *parse_epilogue("bias+gelu+scale+pre");
         const VerifyResult r = verify_case(cublas, c);
         EXPECT_TRUE(r.passed) << k.name << " " << to_string(p) << ": " << r.reason;

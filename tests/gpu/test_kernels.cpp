@@ -158,7 +158,8 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
       if (!takes_op_b(kernel, ops.second)) continue;
       const VerifyResult r =
-          verify_case(cublas, {kernel, ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5, 8, precision_of(GetParam())});
+          verify_case(cublas, {kernel, ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5,
+                               std::max<int64_t>(8, alignment_of(kernel)), precision_of(GetParam())});
       EXPECT_TRUE(r.passed) << GetParam() << " " << to_string(ops) << " " << to_string(shape) << ": " << r.reason;
     }
   }

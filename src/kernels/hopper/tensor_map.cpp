@@ -44,6 +44,7 @@ cudaError_t make_tensor_map_swizzled(CUtensorMap* map, const void* base, DType d
   const cuuint32_t element_strides[2] = {1, 1};
   const CUtensorMapDataType type = dtype == DType::kBF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                    : dtype == DType::kF16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                   : is_fp8(dtype)        ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                    : tf32                 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
   const CUresult r = encode(map, type, 2, const_cast<void*>(base), dims, strides, box, element_strides,

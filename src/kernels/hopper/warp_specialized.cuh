@@ -58,6 +58,10 @@ struct NoHook {
 // arrives on the empty barriers for its warpgroup. hook(c), c = 0..Hooks-1,
 // runs while the wgmmas of slice c run (after the last slice if there are
 // fewer): other work for the warpgroup that does not touch acc.
+// FP8: the tensor cores add FP8 products into FP32 with fewer bits than an
+// FP32 add keeps, so each slice (128 of k) is multiplied into accumulators
+// of its own and promoted, added to acc in FP32 registers, once it completes;
+// the other consumer warpgroups' wgmmas keep the tensor cores busy meanwhile.
 template <class T, int Hooks = 0, class Ops, int S, int N, class Hook = NoHook>
 __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals,
@@ -74,11 +78,23 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 #pragma unroll
   for (int i = 0; i < N; ++i) acc[i] = 0.0f;
   int previous = 0, kt = 0;
+  constexpr bool kPromote = sizeof(T) == 1;
   auto slice = [&] {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
-    sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
-    sm90::wgmma_wait<1>();
-    if (kt > 0 && signals) release(previous);
+    if constexpr (kPromote) {
+      float part[N];
+      sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N, true>(part, smem.a(ring.stage), a_row0,
+                                                                          smem.b(ring.stage));
+      sm90::wgmma_wait<0>();
+      sm90::fence_acc(part);
+      if (signals) release(ring.stage);
+#pragma unroll
+      for (int i = 0; i < N; ++i) acc[i] += part[i];
+    } else {
+      sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
+      sm90::wgmma_wait<1>();
+      if (kt > 0 && signals) release(previous);
+    }
     previous = ring.stage;
     ring.next();
     ++kt;
@@ -89,20 +105,21 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     hook(c);
   }
   while (kt < slices) slice();
-  sm90::wgmma_wait<0>();
-  if (signals) release(previous);
-  sm90::fence_acc(acc);
+  if constexpr (!kPromote) {
+    sm90::wgmma_wait<0>();
+    if (signals) release(previous);
+    sm90::fence_acc(acc);
+  }
 }
 
 // C's rows a_row0.. of the tile from one consumer warpgroup (thread t of 128;
 // N accumulators: the tile is 2N columns wide).
-template <class T, int N>
-__device__ __forceinline__ void store_tile(const device::TcParams<T>& p, const float (&acc)[N], int64_t row0,
-                                           int64_t col0, int t) {
+template <class P, int N>
+__device__ __forceinline__ void store_tile(const P& p, const float (&acc)[N], int64_t row0, int64_t col0, int t) {
   if (p.c_f32) {
     device::sm90::store_64xN<float, 2 * N>(p, acc, row0, col0, t);
   } else {
-    device::sm90::store_64xN<T, 2 * N>(p, acc, row0, col0, t);
+    device::sm90::store_64xN<typename P::C16, 2 * N>(p, acc, row0, col0, t);
   }
 }
 
@@ -224,8 +241,8 @@ struct ChunkStore {
 
 // The epilogue described above for one tile: every chunk of the warp's rows,
 // alpha * acc (+ beta * C) rounded to CT.
-template <class CT, class T, int N>
-__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const device::TcParams<T>& p,
+template <class CT, class P, int N>
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const P& p,
                                                const float (&acc)[N], int row0, int col0, int t, char* buffers,
                                                uint64_t* c_loaded, StoreState& state) {
   using W = ChunkStore<CT>;
@@ -259,8 +276,8 @@ struct HeldTile {
   bool held = false;
 
   // Whether the call's results can be held: TMA stores of C in this type, no beta * C to add.
-  template <class T>
-  __device__ static bool takes(const device::TcParams<T>& p, bool tma_store) {
+  template <class P>
+  __device__ static bool takes(const P& p, bool tma_store) {
     return tma_store && !p.c_f32 && p.beta == 0.0f;
   }
   __device__ void hold(float alpha, const float (&acc)[N], int row, int col) {
@@ -284,8 +301,8 @@ struct HeldTile {
 template <class CT, int N>
 struct HeldTile<CT, N, false> {
   static constexpr int kChunks = 0;
-  template <class T>
-  __device__ static bool takes(const device::TcParams<T>&, bool) { return false; }
+  template <class P>
+  __device__ static bool takes(const P&, bool) { return false; }
   __device__ void hold(float, const float (&)[N], int, int) {}
   __device__ void store(int, const CUtensorMap*, int, char*, uint64_t*, StoreState&) {}
 };
@@ -294,8 +311,8 @@ struct HeldTile<CT, N, false> {
 // t of 128): its 64 x 2N block of C at (i0, j0) through shared memory and TMA
 // stores when tma_store (`state` carried across tiles), else stored from
 // registers.
-template <class T, class Ops, int S, int N>
-__device__ __forceinline__ void store_result(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
+template <class P, class Ops, int S, int N>
+__device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_c, bool tma_store,
                                              const float (&acc)[N], int i0, int j0, int t,
                                              const Sm90Smem<Ops, S>& smem, int consumer, StoreState& state) {
   if (!tma_store) {
@@ -303,7 +320,8 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
   } else if (p.c_f32) {
     store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state);
   } else {
-    store_tile_tma<T>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state);
+    store_tile_tma<typename P::C16>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
+                                    state);
   }
 }
 
@@ -316,11 +334,12 @@ __device__ __forceinline__ void store_result(const device::TcParams<T>& p, const
 // holding single tiles ran slower: docs/ladder.md, step 14). The loop is compiled for each case
 // (holding: true_type or false_type), so that neither carries the other's
 // registers.
-template <class T, int N, class Ops, int S, class Item>
-__device__ __forceinline__ void consume_tiles(const device::TcParams<T>& p, const CUtensorMap* map_c, bool tma_store,
-                                              const Sm90Smem<Ops, S>& smem, device::sm90::Ring<S>& ring,
-                                              int consumer, int t, int first, int end, int stride, Item&& item) {
-  using Held = HeldTile<T, N>;
+template <class T, int N, class Out, class Ops, int S, class Item>
+__device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p, const CUtensorMap* map_c,
+                                              bool tma_store, const Sm90Smem<Ops, S>& smem,
+                                              device::sm90::Ring<S>& ring, int consumer, int t, int first, int end,
+                                              int stride, Item&& item) {
+  using Held = HeldTile<Out, N>;
   const int row0 = consumer * 64;
   float acc[N];
   StoreState store;

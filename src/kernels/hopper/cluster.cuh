@@ -1,0 +1,145 @@
+// Internal: the kernel of steps 14 and 17 (clusters of two CTAs sharing B's
+// copies by TMA multicast, TMA-store epilogue, split-k parts) and its
+// launch, included by the files that instantiate it for their types
+// (14_cluster_multicast.cu: f16, bf16, tf32; 17_fp8.cu: e4m3, e5m2).
+#pragma once
+
+#include <algorithm>
+#include <type_traits>
+
+#include "device/common.cuh"
+#include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/warp_specialized.cuh"
+#include "kernels/kernels.hpp"
+#include "kernels/workspace.hpp"
+
+namespace tessel::impl {
+
+namespace sm90 = device::sm90;
+
+// The parts k is cut into: `count` parts of `slices` k-slices (the last
+// shorter); part z's results go z * rows rows down the output (p.C: the
+// workspace when count > 1). m: the call's own m.
+struct KParts {
+  int count, slices, rows;
+  int64_t m;
+};
+
+template <class Cfg, class T, class Out, bool TA, bool TB>
+__global__ void __launch_bounds__(Cfg::kThreads, 1)
+    cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
+                   KParts parts) {
+  using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
+  extern __shared__ char smem_raw[];
+  const Sm90Smem<Ops, S> smem(smem_raw);
+  init_ring(smem, Cfg::kConsumers);
+
+  // The cluster walks work items: cluster tiles (ClusterTiles) part by part;
+  // this CTA takes tile `rank` of each.
+  const int rank = int(sm90::cluster_rank());
+  const ClusterTiles<Cfg> tiles(parts.m, p.n);
+  const int cluster_tiles = int(tiles.count()), items = cluster_tiles * parts.count;
+  const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
+  const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
+  // Item w: its tile's corner, its k-slices [k0, k1); returns its part.
+  auto item = [&](int w, int& m0, int& n0, int& k0, int& k1) {
+    const int part = w / cluster_tiles;
+    tiles.origin(w - part * cluster_tiles, rank, m0, n0);
+    k0 = part * parts.slices, k1 = min(slices, k0 + parts.slices);
+    return part;
+  };
+  const int warpgroup = threadIdx.x / sm90::kWarpgroup, t = threadIdx.x % sm90::kWarpgroup;
+  sm90::Ring<S> ring;
+  if (warpgroup == 0) {
+    sm90::release_registers<Cfg::kProducerRegs>();
+    if (t == 0) {
+      sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
+      for (int w = first; w < items; w += stride) {
+        int m0, n0, k0, k1;
+        item(w, m0, n0, k0, k1);
+        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank);
+      }
+      producer_tail(smem, ring);
+    }
+  } else {
+    sm90::claim_registers<Cfg::kConsumerRegs>();
+    if constexpr (sizeof(T) == 1) device::fold_scales(p);
+    consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
+                                   [&](int w, int& m0, int& n0) {
+                                     int k0, k1;
+                                     const int part = item(w, m0, n0, k0, k1);
+                                     m0 += part * parts.rows;
+                                     return k1 - k0;
+                                   });
+    if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
+  }
+}
+
+// Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
+// 16-bit type, when C is not FP32).
+template <class Cfg, class T, bool TA, bool TB, class Out = T>
+cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
+  using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  constexpr int kPair = Cfg::kCluster;
+  const int64_t cluster_tiles = ClusterTiles<Cfg>(a.m, a.n).count();
+  KParts parts{1, int(device::ceil_div(a.k, Ops::kSliceK)), 0, a.m};
+  GemmArgs out;  // where the kernel's results go: C, or the split-k parts stacked by rows
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  if (plan.splits > 1) {
+    parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
+    out.m = plan.splits * plan.part_rows;
+  }
+  const int64_t items = cluster_tiles * parts.count;
+  if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
+  auto kernel = cluster_kernel<Cfg, T, Out, TA, TB>;
+  int clusters = 0;
+  if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+  if (clusters < 1) return cudaErrorInvalidConfiguration;
+  const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
+  CUtensorMap map_a, map_b, map_c;
+  bool tma_store = false;
+  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+  if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+  if (cudaError_t err =
+          launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T, Out>(out), tma_store,
+                                parts);
+      err != cudaSuccess) {
+    return err;
+  }
+  return sum_split_parts(a, plan, out, stream);
+}
+
+
+// f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP32 as
+// tf32 and FP8: wgmma reads them K-major only, so the plan has operands
+// stored otherwise copied transposed (and rounded, tf32) first, and one
+// kernel (op pair N, T) serves every call; operands already K-major are
+// rounded to tf32 by TMA as it loads them (tensor maps of type TFLOAT32).
+// FP8 has a kernel per 16-bit C type (bf16's serves FP32 C).
+template <class Cfg, DType AB>
+cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
+  if (a.precision.ab != AB) return cudaErrorInvalidValue;
+  if constexpr (AB == DType::kF32 || sizeof(T) == 1) {  // the plan's copies made both operands K-major
+    if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
+    if constexpr (sizeof(T) == 1) {
+      if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half>(a, plan, stream);
+      return launch_ops<Cfg, T, false, true, __nv_bfloat16>(a, plan, stream);
+    } else {
+      return launch_ops<Cfg, T, false, true>(a, plan, stream);
+    }
+  } else {
+    return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, plan, stream); });
+  }
+}
+
+template <class Cfg, DType AB>
+cudaError_t resident_cluster(int* clusters) {
+  using T = typename device::CudaType<AB>::type;
+  using Out = std::conditional_t<sizeof(T) == 1, __nv_bfloat16, T>;
+  return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(cluster_kernel<Cfg, T, Out, false, true>, clusters);
+}
+
+}  // namespace tessel::impl
