@@ -201,6 +201,7 @@ struct VerifyCli {
   int64_t offset = 0;
   uint64_t seed = 1;
   std::vector<std::string> epilogue_names{"none"};
+  bool block_scales = false;
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -252,6 +253,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           VerifyCase c{name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align, precision,
                        o.offset};
           c.epilogue = epilogue;
+          c.block_scales = o.block_scales;
           const VerifyResult r = verify_case(cublas, c);
           ++total;
           // A kernel refusing what its registry entry says it does not take is reported, not failed.
@@ -593,6 +595,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
       ->check(CLI::NonNegativeNumber);
+  verify->add_flag("--block-scales", vo.block_scales,
+                   "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
@@ -617,6 +621,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "cublas (cuBLAS, an epilogue then in a separate pass) or cublaslt (cuBLASLt with its own fused "
                     "epilogue: bias, relu, gelu_tanh)")
       ->capture_default_str();
+  bench->add_flag("--block-scales", bo.options.block_scales,
+                  "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
+                  "(the same work, its output column-major)");
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");

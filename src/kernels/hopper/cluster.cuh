@@ -67,9 +67,14 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                   [&](int w, int& m0, int& n0) {
+                                   [&](int w, int& m0, int& n0, SliceScales& scales) {
                                      int k0, k1;
                                      const int part = item(w, m0, n0, k0, k1);
+                                     // FP8 tiles 128 wide take block scales: this thread's rows (the wgmma layout)
+                                     if constexpr (sizeof(T) == 1 && Cfg::kBN == 128) {
+                                       const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
+                                       scales = SliceScales(p, parts.m, int64_t(m0) + row, n0, k0);
+                                     }
                                      m0 += part * parts.rows;
                                      return k1 - k0;
                                    });
