@@ -145,11 +145,11 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
 }
 
 // timed: the benchmark's reference (FP8: cuBLASLt's FP8 GEMM), else verify's.
-std::string references(const std::vector<Job>& jobs, bool timed = false) {
+std::string references(const std::vector<Job>& jobs, bool timed = false, bool block_scales = false) {
   std::vector<std::string> seen;
   for (const Job& j : jobs) {
     const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision.ab)
-                                                               ? CublasLt::description(j.precision)
+                                                               ? CublasLt::description(j.precision, block_scales)
                                                                : Cublas::description(j.precision));
     if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
   }
@@ -337,7 +337,7 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   std::ofstream csv, json;
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
-  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true)};
+  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales)};
   if (b.options.fused_reference) {
     std::string lt;
     for (const Job& j : b.jobs) lt = CublasLt::description(j.precision);

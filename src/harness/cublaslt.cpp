@@ -36,10 +36,11 @@ bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   return no == nullptr;
 }
 
-std::string CublasLt::description(const Precision& p) {
+std::string CublasLt::description(const Precision& p, bool block_scales) {
   if (is_fp8(p.ab)) {
     return std::string("cuBLASLt cublasLtMatmul, A/B ") + to_string(p.ab) + ", C " + to_string(p.c) +
-           ", per-tensor scale pointers, CUBLAS_COMPUTE_32F (no fast accumulation)";
+           (block_scales ? ", VEC128 x BLK128x128 block scales (D column-major)" : ", per-tensor scale pointers") +
+           ", CUBLAS_COMPUTE_32F (no fast accumulation)";
   }
   return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
          (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");

@@ -29,7 +29,7 @@ class CublasLt {
   CublasLt(const CublasLt&) = delete;
   CublasLt& operator=(const CublasLt&) = delete;
   void run(cudaStream_t stream = nullptr);
-  static std::string description(const Precision& p);
+  static std::string description(const Precision& p, bool block_scales = false);
 
  private:
   GemmArgs args_;

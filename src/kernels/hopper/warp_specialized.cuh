@@ -107,10 +107,12 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
   for (int i = 0; i < N; ++i) acc[i] = 0.0f;
   int previous = 0, kt = 0;
   constexpr bool kPromote = sizeof(T) == 1;
+  float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
   auto slice = [&] {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
     if constexpr (kPromote) {
-      const float2 scale = scales.at(kt);  // loads in flight while the slice multiplies
+      const float2 scale = next_scale;
+      if (kt + 1 < slices) next_scale = scales.at(kt + 1);
       float part[N];
       sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N, true>(part, smem.a(ring.stage), a_row0,
                                                                           smem.b(ring.stage));
