@@ -160,7 +160,8 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       for (float& x : scale_values) x = 1.0f + 0.5f * x;
       const DeviceBuffer<float> dScales(scale_values);
       // Or block scales, powers of two (the widened reference then holds the scaled values exactly):
-      // A's row-major m x ceil(k / 128), B's ceil(n / 128) x ceil(k / 128).
+      // A's m x ceil(k / 128) (k contiguous: each thread's next slices share a line), B's ceil(n / 128) x
+      // ceil(k / 128).
       const bool blocks = is_fp8(ab) && o.block_scales;
       const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + 127) / 128;
       auto powers_of_two = [&](int64_t count, uint64_t seed) {
