@@ -70,10 +70,20 @@ def unaligned():
     return lines
 
 
+def fp8_deepseek():
+    lines = ["# DeepSeek-V3's FP8 GEMMs (n x k of its block-scaled linear layers, x W^T: NT) at 64 ... 8192 tokens.",
+             "# Written by scripts/make_suites.py."]
+    for m in [64, 128, 256, 512, 1024, 2048, 4096, 8192]:
+        for n, k in [(2112, 7168), (4096, 7168), (7168, 2048), (7168, 16384), (24576, 1536)]:
+            lines.append(f"{m} {n} {k} NT")
+    return lines
+
+
 def main():
     out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "bench/suites")
     out.mkdir(parents=True, exist_ok=True)
-    for name, make in (("llm", llm), ("squares", squares), ("skinny", skinny), ("unaligned", unaligned)):
+    for name, make in (("llm", llm), ("squares", squares), ("skinny", skinny), ("unaligned", unaligned),
+                       ("fp8_deepseek", fp8_deepseek)):
         lines = make()
         (out / f"{name}.txt").write_text("\n".join(lines) + "\n")
         print(f"{out / name}.txt: {sum(1 for line in lines if not line.startswith('#'))} calls")

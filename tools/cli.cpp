@@ -145,11 +145,11 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
 }
 
 // timed: the benchmark's reference (FP8: cuBLASLt's FP8 GEMM), else verify's.
-std::string references(const std::vector<Job>& jobs, bool timed = false) {
+std::string references(const std::vector<Job>& jobs, bool timed = false, bool block_scales = false) {
   std::vector<std::string> seen;
   for (const Job& j : jobs) {
     const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision.ab)
-                                                               ? CublasLt::description(j.precision)
+                                                               ? CublasLt::description(j.precision, block_scales)
                                                                : Cublas::description(j.precision));
     if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
   }
@@ -201,6 +201,7 @@ struct VerifyCli {
   int64_t offset = 0;
   uint64_t seed = 1;
   std::vector<std::string> epilogue_names{"none"};
+  bool block_scales = false;
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -252,6 +253,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           VerifyCase c{name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align, precision,
                        o.offset};
           c.epilogue = epilogue;
+          c.block_scales = o.block_scales;
           const VerifyResult r = verify_case(cublas, c);
           ++total;
           // A kernel refusing what its registry entry says it does not take is reported, not failed.
@@ -335,7 +337,7 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   std::ofstream csv, json;
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
-  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true)};
+  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales)};
   if (b.options.fused_reference) {
     std::string lt;
     for (const Job& j : b.jobs) lt = CublasLt::description(j.precision);
@@ -593,6 +595,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
       ->check(CLI::NonNegativeNumber);
+  verify->add_flag("--block-scales", vo.block_scales,
+                   "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
@@ -617,6 +621,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "cublas (cuBLAS, an epilogue then in a separate pass) or cublaslt (cuBLASLt with its own fused "
                     "epilogue: bias, relu, gelu_tanh)")
       ->capture_default_str();
+  bench->add_flag("--block-scales", bo.options.block_scales,
+                  "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
+                  "(the same work, its output column-major)");
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");

@@ -125,6 +125,22 @@ struct Epilogue {
   }
 };
 
+// FP8 block scales, DeepSeek-V3's layout (instead of the per-tensor scales):
+// one FP32 scale per row of op(A) and 128 of k (1 x 128 blocks), one per 128
+// x 128 block of op(B) (128 of k by 128 columns); block kb covers k = 128 kb
+// .. 128 kb + 127. Scale (i, kb) of A is a[i * a_stride_m + kb * a_stride_k],
+// scale (jb, kb) of B (columns 128 jb ..) is b[jb * b_stride_n + kb *
+// b_stride_k]: row- or column-major scale tensors are read as they are.
+// Device memory, read on the stream. Each 128-deep slice's FP32 partial sum
+// is multiplied by its two scales as it is promoted.
+struct Fp8BlockScales {
+  const float* a = nullptr;
+  int64_t a_stride_m = 0, a_stride_k = 0;
+  const float* b = nullptr;
+  int64_t b_stride_n = 0, b_stride_k = 0;
+  bool any() const { return a != nullptr || b != nullptr; }
+};
+
 // Everything one GEMM call needs, as in the positional signature below.
 struct SgemmArgs {
   Op opA = Op::N, opB = Op::N;
@@ -172,6 +188,8 @@ struct GemmArgs {
   // of B) are the epilogue's row_scale and col_scale.
   const float* scale_a = nullptr;
   const float* scale_b = nullptr;
+  // FP8 block scales instead (both set, or neither; not with scale_a, scale_b).
+  Fp8BlockScales block_scales = {};
   // Bias, activation and output scales (none by default). Today the product
   // goes through an FP32 workspace buffer and a second pass applies them
   // (workspace_size counts its m x n FP32 values).
@@ -197,6 +215,7 @@ struct KernelInfo {
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
   bool b_op_t_only = false;  // takes B with op T only (stored n x k: the nn.Linear weight)
+  bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

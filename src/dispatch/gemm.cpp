@@ -136,6 +136,26 @@ Status validate(const GemmArgs& a) {
       if (Status s = element_aligned(name, scale, DType::kF32); !s.ok()) return s;
     }
   }
+  if (const Fp8BlockScales& bs = a.block_scales; bs.any()) {
+    if (!is_fp8(a.precision.ab)) {
+      return invalid("block_scales is set but A and B are " + std::string(to_string(a.precision.ab)) +
+                     ": block scales are for FP8 inputs (e4m3, e5m2)");
+    }
+    if (bs.a == nullptr || bs.b == nullptr) return invalid("block_scales needs both a and b (one is null)");
+    if (a.scale_a != nullptr || a.scale_b != nullptr) {
+      return invalid("block_scales and scale_a / scale_b are exclusive: fold a per-tensor scale into alpha");
+    }
+    for (const auto& [stride, name] : {std::pair{bs.a_stride_m, "block_scales.a_stride_m"},
+                                       std::pair{bs.a_stride_k, "block_scales.a_stride_k"},
+                                       std::pair{bs.b_stride_n, "block_scales.b_stride_n"},
+                                       std::pair{bs.b_stride_k, "block_scales.b_stride_k"}}) {
+      if (stride < 0) return invalid(std::string(name) + " = " + to_string(stride) + " must be >= 0");
+    }
+    if (reads_ab) {
+      if (Status s = element_aligned("block_scales.a", bs.a, DType::kF32); !s.ok()) return s;
+      if (Status s = element_aligned("block_scales.b", bs.b, DType::kF32); !s.ok()) return s;
+    }
+  }
   if (a.workspace == nullptr && a.workspace_bytes > 0) {
     return invalid("workspace is null but workspace_bytes = " + to_string(a.workspace_bytes));
   }
@@ -200,6 +220,10 @@ Status check_pointers(const GemmArgs& a, int device) {
     if (a.scale_b != nullptr) {
       if (Status s = check_pointer(a.scale_b, "scale_b", device); !s.ok()) return s;
     }
+    if (a.block_scales.any()) {
+      if (Status s = check_pointer(a.block_scales.a, "block_scales.a", device); !s.ok()) return s;
+      if (Status s = check_pointer(a.block_scales.b, "block_scales.b", device); !s.ok()) return s;
+    }
   }
   const Epilogue& e = a.epilogue;
   const std::array<std::pair<const void*, const char*>, 4> vectors = {{{e.bias, "epilogue.bias"},
@@ -243,7 +267,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kOpB = -8, kAlignment = 0 };
+              kRows = -7, kOpB = -8, kBlockScales = -9, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -275,6 +299,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.takes(a.precision)) return kPrecision;
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
+  if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
   // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
@@ -329,6 +354,10 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kRows) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes m <= " + to_string(info.max_m) +
                                            ", not m = " + to_string(a.m)};
+  }
+  if (why == kBlockScales) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes no FP8 block scales (the FP8 kernels with tiles 128 wide do)"};
   }
   if (why == kOpB) {
     return {StatusCode::kNotSupported,

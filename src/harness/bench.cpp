@@ -159,7 +159,24 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       fill_random(scale_values, o.seed + 6);
       for (float& x : scale_values) x = 1.0f + 0.5f * x;
       const DeviceBuffer<float> dScales(scale_values);
-      if (is_fp8(ab)) a.scale_a = dScales.get(), a.scale_b = dScales.get() + 4;
+      // Or block scales, powers of two (the widened reference then holds the scaled values exactly):
+      // A's m x ceil(k / 128) (k contiguous: each thread's next slices share a line), B's ceil(n / 128) x
+      // ceil(k / 128).
+      const bool blocks = is_fp8(ab) && o.block_scales;
+      const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + 127) / 128;
+      auto powers_of_two = [&](int64_t count, uint64_t seed) {
+        std::vector<float> v(size_t(blocks ? std::max<int64_t>(count, 1) : 0));
+        fill_random(v, seed);
+        for (float& x : v) x = std::ldexp(1.0f, int(std::floor(2.5f * x)));  // 2^-3 .. 2^2
+        return DeviceBuffer<float>(v);
+      };
+      const DeviceBuffer<float> dBlockA = powers_of_two(shape.m * kb, o.seed + 9);
+      const DeviceBuffer<float> dBlockB = powers_of_two(nb * kb, o.seed + 10);
+      if (blocks) {
+        a.block_scales = {dBlockA.get(), kb, 1, dBlockB.get(), kb, 1};
+      } else if (is_fp8(ab)) {
+        a.scale_a = dScales.get(), a.scale_b = dScales.get() + 4;
+      }
 
       GemmArgs ref = a;
       ref.epilogue = {};
@@ -251,7 +268,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
              reference},
             flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
-        if (fused && is_fp8(ab) && ltA.size() == 0) {  // cuBLASLt's FP8 result on the same operands, against the same check
+        if (fused && is_fp8(ab) && ltA.size() == 0 && !blocks) {  // cuBLASLt's FP8 result on the same operands, against the same check
           reference();
           check_cuda(cudaDeviceSynchronize(), "reference");
           row.ref_err = compare_device(dC.get(), dRef.get(), shape.m, shape.n, a.ldc, ct).rel_err;

@@ -29,6 +29,7 @@ struct BenchOptions {
   // Scales need beta = 0 (the separate pass scales beta * C too).
   EpilogueSpec epilogue;
   bool fused_reference = false;
+  bool block_scales = false;  // FP8: block scales (powers of two) instead of per-tensor ones
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)

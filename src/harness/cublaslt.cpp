@@ -36,10 +36,11 @@ bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   return no == nullptr;
 }
 
-std::string CublasLt::description(const Precision& p) {
+std::string CublasLt::description(const Precision& p, bool block_scales) {
   if (is_fp8(p.ab)) {
     return std::string("cuBLASLt cublasLtMatmul, A/B ") + to_string(p.ab) + ", C " + to_string(p.c) +
-           ", per-tensor scale pointers, CUBLAS_COMPUTE_32F (no fast accumulation)";
+           (block_scales ? ", VEC128 x BLK128x128 block scales (D column-major)" : ", per-tensor scale pointers") +
+           ", CUBLAS_COMPUTE_32F (no fast accumulation)";
   }
   return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
          (p.compute == Compute::kTF32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F");
@@ -56,6 +57,33 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   const cublasOperation_t ta = a.opB == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a.opA == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+  lt_a_ = a.B, lt_b_ = a.A;
+  if (is_fp8(a.precision.ab) && a.block_scales.any()) {
+    // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128) on its B, so
+    // its A is tessel's A here and D comes out column-major (m x n, ld m): the same work, timed only. Its
+    // scale tensors are its own (ones), sized for either layout.
+    if (a.opA != Op::N || a.opB != Op::T) throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
+    const int64_t kb = (a.k + 127) / 128 + 4;
+    block_a_ = DeviceBuffer<float>(std::vector<float>(size_t((a.m + 128) * kb), 1.0f));
+    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t(((a.n + 127) / 128 + 4) * kb), 1.0f));
+    const cublasLtMatmulMatrixScale_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
+                                      blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec), "A_SCALE_MODE");
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &blk, sizeof blk), "B_SCALE_MODE");
+    const float *sa = block_a_.get(), *sb = block_b_.get();
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE");
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE");
+    const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), "TRANSA");
+    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n), "TRANSB");
+    const cudaDataType_t ab = cuda_type(a.precision.ab);
+    check_lt(cublasLtMatrixLayoutCreate(&a_, ab, a.k, a.m, a.lda), "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&b_, ab, a.k, a.n, a.ldb), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&c_, cuda_type(a.precision.c), a.m, a.n, a.m), "layout C");
+    lt_a_ = a.A, lt_b_ = a.B;
+    choose_algorithm();
+    return;
+  }
   if (is_fp8(a.precision.ab)) {  // its A is tessel's B: the scales swap too
     if (a.opA != Op::N || a.opB != Op::T) throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
     for (auto [attribute, scale] : {std::pair{CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a.scale_b},
@@ -79,6 +107,10 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   check_lt(cublasLtMatrixLayoutCreate(&a_, ab, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
   check_lt(cublasLtMatrixLayoutCreate(&b_, ab, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
   check_lt(cublasLtMatrixLayoutCreate(&c_, c, a.n, a.m, a.ldc), "layout C");
+  choose_algorithm();
+}
+
+void CublasLt::choose_algorithm() {
   cublasLtMatmulPreference_t preference = nullptr;
   check_lt(cublasLtMatmulPreferenceCreate(&preference), "cublasLtMatmulPreferenceCreate");
   const size_t bytes = kWorkspaceBytes;
@@ -105,7 +137,7 @@ CublasLt::~CublasLt() {
 
 void CublasLt::run(cudaStream_t stream) {
   const GemmArgs& a = args_;
-  check_lt(cublasLtMatmul(handle_, op_, &a.alpha, a.B, a_, a.A, b_, &a.beta, a.C, c_, a.C, c_, &algo_,
+  check_lt(cublasLtMatmul(handle_, op_, &a.alpha, lt_a_, a_, lt_b_, b_, &a.beta, a.C, c_, a.C, c_, &algo_,
                           workspace_.get(), kWorkspaceBytes, stream),
            "cublasLtMatmul");
 }

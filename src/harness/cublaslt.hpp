@@ -1,7 +1,8 @@
 // cuBLASLt as a benchmark reference: for calls with an epilogue, its own
 // fused one (bias per column, nn.Linear's, with ReLU or GELU; cuBLASLt's
 // GELU is the tanh form); for FP8 inputs, its FP8 GEMM with the per-tensor
-// scales (A and B scale pointers), which takes op pair N, T only (its "TN").
+// scales (A and B scale pointers) or its 1x128 x 128x128 block scales,
+// which takes op pair N, T only (its "TN").
 // On tessel's row-major arguments through the transpose identity. Set up
 // once per call shape (descriptors, the heuristic's algorithm, a
 // workspace); each run is one cublasLtMatmul.
@@ -28,7 +29,7 @@ class CublasLt {
   CublasLt(const CublasLt&) = delete;
   CublasLt& operator=(const CublasLt&) = delete;
   void run(cudaStream_t stream = nullptr);
-  static std::string description(const Precision& p);
+  static std::string description(const Precision& p, bool block_scales = false);
 
  private:
   GemmArgs args_;
@@ -36,7 +37,11 @@ class CublasLt {
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};
+  const void* lt_a_ = nullptr;  // what its A and B are: tessel's B and A (block scales: A and B)
+  const void* lt_b_ = nullptr;
   DeviceBuffer<uint8_t> workspace_;
+  DeviceBuffer<float> block_a_, block_b_;  // its own block scales (ones)
+  void choose_algorithm();  // the heuristic's first algorithm for the descriptors
 };
 
 }  // namespace tessel::harness

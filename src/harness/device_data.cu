@@ -75,9 +75,15 @@ __global__ void unfused_epilogue_kernel(T* D, int64_t m, int64_t n, int64_t ld, 
 }
 
 template <class T, class To>
-__global__ void widen_kernel(const T* src, size_t count, To* dst) {
+__global__ void widen_kernel(const T* src, size_t count, To* dst, StoredScales sc) {
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    dst[i] = device::from_float<To>(device::to_float(src[i]));
+    float v = device::to_float(src[i]);
+    if (sc.s != nullptr) {
+      const int64_t r = int64_t(i) / sc.ld, c = int64_t(i) % sc.ld;
+      const int64_t outer = sc.k_along_rows ? c : r, k = sc.k_along_rows ? r : c;
+      v *= sc.s[outer / sc.outer_block * sc.outer_stride + k / 128 * sc.k_stride];
+    }
+    dst[i] = device::from_float<To>(v);
   }
 }
 
@@ -94,14 +100,16 @@ void unfused_epilogue_device(void* D, int64_t m, int64_t n, int64_t ld, DType ty
   check_cuda(cudaGetLastError(), "unfused_epilogue_device");
 }
 
-void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream) {
+void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream,
+                  StoredScales scales) {
   if (count == 0) return;
   device::with_any_type(type, [&](auto t) {
     device::with_type(to, [&](auto w) {
       using T = decltype(t);
       using To = decltype(w);
       const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 65536));
-      widen_kernel<T, To><<<blocks, 256, 0, stream>>>(static_cast<const T*>(src), count, static_cast<To*>(dst));
+      widen_kernel<T, To><<<blocks, 256, 0, stream>>>(static_cast<const T*>(src), count, static_cast<To*>(dst),
+                                                       scales);
     });
   });
   check_cuda(cudaGetLastError(), "widen_device");

@@ -16,8 +16,21 @@ namespace tessel::harness {
 // index), rounded once to the type (different seeds: unrelated values).
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
 
-// dst = the `count` elements of `type` at src as `to` (bf16 or f16: FP8 values are exact in both).
-void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream = nullptr);
+// FP8 block scales as one stored operand sees them: element (r, c) of the
+// stored matrix (rows of ld elements) is multiplied by
+// s[(outer / outer_block) * outer_stride + (k / 128) * k_stride], with (outer, k)
+// = (r, c), or (c, r) when k runs down the rows (k_along_rows). s null: none.
+struct StoredScales {
+  const float* s = nullptr;
+  int64_t outer_stride = 0, k_stride = 0, ld = 1;
+  int outer_block = 1;
+  bool k_along_rows = false;
+};
+
+// dst = the `count` elements of `type` at src as `to` (bf16 or f16: FP8 values are exact in both;
+// with scales, exact when they are powers of two).
+void widen_device(const void* src, DType type, size_t count, void* dst, DType to, cudaStream_t stream = nullptr,
+                  StoredScales scales = {});
 
 // The epilogue as a separate pass after a GEMM that wrote D (m x n, leading
 // dimension ld, of `type`): D = act(row_scale * col_scale * D + bias) in place,

@@ -100,7 +100,8 @@ class Cublas {
   void gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
   // An FP8 call as a 16-bit one on the same values: A and B widened to bf16
   // (f16 for f16 C; both hold FP8 exactly) into buffers this object keeps
-  // until the next call, the per-tensor scales read back and folded into alpha.
+  // until the next call, the per-tensor scales read back and folded into alpha,
+  // block scales multiplied into the widened values (exact for powers of two).
   GemmArgs widened(const GemmArgs& args, cudaStream_t stream = nullptr);
   static std::string description(const Precision& precision = {});
 

@@ -73,7 +73,7 @@ class CaseArray {
 };
 
 struct CaseArrays {
-  CaseArray a, b, c, ref, bias, row_scale, col_scale, pre, scales;
+  CaseArray a, b, c, ref, bias, row_scale, col_scale, pre, scales, block_a, block_b;
 };
 CaseArrays& case_arrays() {
   thread_local CaseArrays arrays;
@@ -126,7 +126,7 @@ double tolerance(const Precision& p, int64_t k) {
 void release_case_arrays() {
   CaseArrays& arrays = case_arrays();
   for (CaseArray* x : {&arrays.a, &arrays.b, &arrays.c, &arrays.ref, &arrays.bias, &arrays.row_scale,
-                       &arrays.col_scale, &arrays.pre, &arrays.scales}) {
+                       &arrays.col_scale, &arrays.pre, &arrays.scales, &arrays.block_a, &arrays.block_b}) {
     x->release();
   }
 }
@@ -226,9 +226,23 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   };
   const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
   CaseArrays& arrays = case_arrays();
-  // FP8: per-tensor scales in [0.5, 1.5), on the device; the references fold them into alpha.
-  std::vector<float> scales;
-  if (is_fp8(ab)) {
+  // FP8: per-tensor scales in [0.5, 1.5), on the device; the references fold them into alpha. Or block
+  // scales, powers of two (so that the widened reference holds the scaled values exactly), row- or
+  // column-major by seed; the references multiply them into the operands.
+  std::vector<float> scales, block_a, block_b;
+  const bool blocks = is_fp8(ab) && c.block_scales;
+  const int64_t kb = std::max<int64_t>(1, (k + 127) / 128), nb = std::max<int64_t>(1, (n + 127) / 128);
+  Fp8BlockScales bs;
+  if (blocks) {
+    block_a.resize(size_t(std::max<int64_t>(m, 1) * kb)), block_b.resize(size_t(nb * kb));
+    std::mt19937_64 gen(c.seed * 7 + 1);
+    for (std::vector<float>* v : {&block_a, &block_b}) {
+      for (float& x : *v) x = std::ldexp(1.0f, int(gen() % 5) - 2);
+    }
+    const bool row_major = c.seed % 2 == 0;
+    bs.a_stride_m = row_major ? kb : 1, bs.a_stride_k = row_major ? 1 : std::max<int64_t>(m, 1);
+    bs.b_stride_n = row_major ? 1 : kb, bs.b_stride_k = row_major ? nb : 1;
+  } else if (is_fp8(ab)) {
     scales.resize(2);
     fill_random(scales, c.seed * 5 + 4);
     for (float& x : scales) x = 1.0f + 0.5f * x;
@@ -246,6 +260,11 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     const float* d = reinterpret_cast<const float*>(arrays.scales.upload(encode(scales, DType::kF32)));
     ref.scale_a = d, ref.scale_b = d + 1;
   }
+  if (blocks) {
+    bs.a = reinterpret_cast<const float*>(arrays.block_a.upload(encode(block_a, DType::kF32)));
+    bs.b = reinterpret_cast<const float*>(arrays.block_b.upload(encode(block_b, DType::kF32)));
+    ref.block_scales = bs;
+  }
   ref.A = pA + skip_ab, ref.B = pB + skip_ab, ref.C = epi ? pRef : pRef + skip_c;
   if (epi) ref.precision.c = DType::kF32, ref.beta = 0.0f;
   // A call with alpha == 0 or k == 0 reads neither A nor B: its product is the zeros uploaded
@@ -254,7 +273,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   GemmArgs run = to_gemm(a);
   run.precision = c.precision;
   run.A = ref.A, run.B = ref.B, run.C = pC + skip_c;
-  run.scale_a = ref.scale_a, run.scale_b = ref.scale_b;
+  run.scale_a = ref.scale_a, run.scale_b = ref.scale_b, run.block_scales = ref.block_scales;
   const std::vector<uint8_t> bytesPre = es.pre_activation ? guarded(hPre, ct) : std::vector<uint8_t>{};
   if (epi) {
     Epilogue& e = run.epilogue;
@@ -352,6 +371,24 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   SgemmArgs host = a;
   host.A = hA.data(), host.B = hB.data(), host.C = hC.data();
   for (float s : scales) host.alpha *= s;
+  // Block scales multiplied into copies of the operands (powers of two: exact in FP32).
+  std::vector<float> hAs, hBs;
+  if (blocks) {
+    hAs = hA, hBs = hB;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t q = 0; q < k; ++q) {
+        const float scale = block_a[size_t(i * bs.a_stride_m + q / 128 * bs.a_stride_k)];
+        hAs[size_t(a.opA == Op::N ? i * a.lda + q : q * a.lda + i)] *= scale;
+      }
+    }
+    for (int64_t q = 0; q < k; ++q) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float scale = block_b[size_t(j / 128 * bs.b_stride_n + q / 128 * bs.b_stride_k)];
+        hBs[size_t(a.opB == Op::N ? q * a.ldb + j : j * a.ldb + q)] *= scale;
+      }
+    }
+    host.A = hAs.data(), host.B = hBs.data();
+  }
   // Against fp64 on `points`. p2: ||alpha op(A) op(B)||^2 there; t2: the squares of
   // its k terms, a scale for rounding errors that does not vanish where a sum cancels.
   double p2 = 0, t2 = 0;

@@ -40,6 +40,7 @@ struct VerifyCase {
   cudaStream_t stream = nullptr;
   bool pending_error = false;  // an unrelated CUDA error is left pending just before the call
   EpilogueSpec epilogue = {};
+  bool block_scales = false;   // FP8: block scales (powers of two, row- or column-major by seed) instead of per-tensor ones
 };
 
 struct VerifyResult {

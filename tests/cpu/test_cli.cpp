@@ -48,7 +48,7 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"bench", "--ops", "XX"}, "bad op pair 'XX'"},
       {{"bench", "--suite", "nosuch"}, "no suite 'nosuch'"},
       {{"bench", "--suite", "llm", "--sizes", "64"}, "leave out --sizes and --ops"},
-      {{"tune", "--suite", "nosuch"}, "the suites: llm, skinny, squares, unaligned"},
+      {{"tune", "--suite", "nosuch"}, "the suites: fp8_deepseek, llm, skinny, squares, unaligned"},
       {{"bench", "--repeat", "0"}, "--repeat must be >= 1"},
       {{"bench", "--repeat", "many"}, "many"},
       {{"verify", "--ld-pad", "-1"}, "ld-pad"},

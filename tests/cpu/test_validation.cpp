@@ -190,6 +190,19 @@ TEST(Validation, Fp8ScalesAreChecked) {
   s = tessel::gemm(a);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("scale_b is not aligned to its 4-byte f32 elements"), std::string::npos) << s.message();
+  a.scale_b = nullptr;
+  a.block_scales.a = somewhere;
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("block_scales needs both a and b"), std::string::npos) << s.message();
+  a.block_scales.b = somewhere, a.block_scales.b_stride_k = -1;
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("block_scales.b_stride_k = -1 must be >= 0"), std::string::npos) << s.message();
+  a.block_scales.b_stride_k = 1, a.scale_a = somewhere;
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("block_scales and scale_a / scale_b are exclusive"), std::string::npos) << s.message();
+  a.scale_a = nullptr, a.precision = *tessel::parse_precision("f16");
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("block_scales is set but A and B are f16"), std::string::npos) << s.message();
   EXPECT_EQ(tessel::size_of(tessel::DType::kE4M3), 1u);
   EXPECT_STREQ(tessel::to_string(tessel::DType::kE5M2), "e5m2");
 }

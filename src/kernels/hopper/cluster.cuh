@@ -25,7 +25,9 @@ struct KParts {
   int64_t m;
 };
 
-template <class Cfg, class T, class Out, bool TA, bool TB>
+// Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
+// kernel of its own so that per-tensor calls carry none of it.
+template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
@@ -67,9 +69,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                   [&](int w, int& m0, int& n0) {
+                                   [&](int w, int& m0, int& n0, SliceScales& scales) {
                                      int k0, k1;
                                      const int part = item(w, m0, n0, k0, k1);
+                                     if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
+                                       const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
+                                       scales = SliceScales(p, parts.m, int64_t(m0) + row, n0, k0);
+                                     }
                                      m0 += part * parts.rows;
                                      return k1 - k0;
                                    });
@@ -79,7 +85,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
 // 16-bit type, when C is not FP32).
-template <class Cfg, class T, bool TA, bool TB, class Out = T>
+template <class Cfg, class T, bool TA, bool TB, class Out = T, bool Blocks = false>
 cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
@@ -93,7 +99,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   }
   const int64_t items = cluster_tiles * parts.count;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
-  auto kernel = cluster_kernel<Cfg, T, Out, TA, TB>;
+  auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
   int clusters = 0;
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
   if (clusters < 1) return cudaErrorInvalidConfiguration;
@@ -125,6 +131,14 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   if constexpr (AB == DType::kF32 || sizeof(T) == 1) {  // the plan's copies made both operands K-major
     if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
     if constexpr (sizeof(T) == 1) {
+      if (a.block_scales.any()) {
+        if constexpr (Cfg::kBN == 128) {
+          if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
+          return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
+        } else {
+          return cudaErrorInvalidValue;  // the registry's fp8_block_scales keeps such calls away
+        }
+      }
       if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half>(a, plan, stream);
       return launch_ops<Cfg, T, false, true, __nv_bfloat16>(a, plan, stream);
     } else {

@@ -46,6 +46,33 @@ __device__ __forceinline__ void producer_tail(const Sm90Smem<Ops, S>& smem, devi
   for (int s = 0; s < S; ++s, ring.next()) device::sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);
 }
 
+// The FP8 block scales (GemmArgs::block_scales) of one consumer thread's two
+// rows of a tile, from the tile's first k-slice on (each slice is one
+// 128-deep block): at(kt) multiplies slice kt's partial sums of row lo (d[i]
+// with (i / 2) % 2 == 0) and row hi. Without block scales (a_lo null): 1.
+struct SliceScales {
+  const float* a_lo = nullptr;
+  const float* a_hi = nullptr;
+  const float* b = nullptr;
+  int64_t a_sk = 0, b_sk = 0;
+  // Rows row_lo and row_lo + 8 (clamped to m: rows past it load zeros), columns n0.. (one B block), slices k0..
+  template <class P>
+  __device__ SliceScales(const P& p, int64_t m, int64_t row_lo, int64_t n0, int64_t k0) {
+    const Fp8BlockScales& s = p.block_scales;
+    if (s.a == nullptr) return;
+    a_lo = s.a + min(row_lo, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
+    a_hi = s.a + min(row_lo + 8, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
+    b = s.b + n0 / 128 * s.b_stride_n + k0 * s.b_stride_k;
+    a_sk = s.a_stride_k, b_sk = s.b_stride_k;
+  }
+  __device__ SliceScales() = default;
+  __device__ float2 at(int kt) const {
+    if (a_lo == nullptr) return make_float2(1.0f, 1.0f);
+    const float sb = b[kt * b_sk];
+    return make_float2(a_lo[kt * a_sk] * sb, a_hi[kt * a_sk] * sb);
+  }
+};
+
 // No work between slices (consume_tile's default).
 struct NoHook {
   __device__ void operator()(int) const {}
@@ -60,12 +87,13 @@ struct NoHook {
 // fewer): other work for the warpgroup that does not touch acc.
 // FP8: the tensor cores add FP8 products into FP32 with fewer bits than an
 // FP32 add keeps, so each slice (128 of k) is multiplied into accumulators
-// of its own and promoted, added to acc in FP32 registers, once it completes;
-// the other consumer warpgroups' wgmmas keep the tensor cores busy meanwhile.
+// of its own and promoted, added to acc in FP32 registers (times its block
+// scales, `scales`), once it completes; the other consumer warpgroups'
+// wgmmas keep the tensor cores busy meanwhile.
 template <class T, int Hooks = 0, class Ops, int S, int N, class Hook = NoHook>
 __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals,
-                                             Hook&& hook = Hook{}) {
+                                             Hook&& hook = Hook{}, const SliceScales& scales = {}) {
   namespace sm90 = device::sm90;
   auto release = [&](int stage) {
     if constexpr (Ops::kCluster == 1) {
@@ -79,9 +107,12 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
   for (int i = 0; i < N; ++i) acc[i] = 0.0f;
   int previous = 0, kt = 0;
   constexpr bool kPromote = sizeof(T) == 1;
+  float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
   auto slice = [&] {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
     if constexpr (kPromote) {
+      const float2 scale = next_scale;
+      if (kt + 1 < slices) next_scale = scales.at(kt + 1);
       float part[N];
       sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N, true>(part, smem.a(ring.stage), a_row0,
                                                                           smem.b(ring.stage));
@@ -89,7 +120,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
       sm90::fence_acc(part);
       if (signals) release(ring.stage);
 #pragma unroll
-      for (int i = 0; i < N; ++i) acc[i] += part[i];
+      for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
     } else {
       sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
       sm90::wgmma_wait<1>();
@@ -326,8 +357,9 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
 }
 
 // One consumer warpgroup (thread t of 128) of the CTA's work items first,
-// first + stride, ... below end (item(w, m0, n0): the corner its results go
-// to; it returns the item's k-slices), each multiplied and stored. With 16-bit C,
+// first + stride, ... below end (item(w, m0, n0, scales): the corner its results go
+// to and, for FP8 block scales, the thread's SliceScales; it returns the item's
+// k-slices), each multiplied and stored. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
 // they leave after each tile (with one tile there is nothing to overlap, and
@@ -348,8 +380,9 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
       int m0, n0;
-      const int slices = item(w, m0, n0);
-      consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk);
+      SliceScales scales;
+      const int slices = item(w, m0, n0, scales);
+      consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
       if constexpr (holding) {
         held.hold(p.alpha, acc, m0 + row0, n0);
       } else {
