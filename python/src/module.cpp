@@ -239,13 +239,21 @@ NB_MODULE(_tessel, m) {
       [](const Described& a, const Described& b, const Described& out, int device, float alpha, float beta,
          const std::string& precision, const std::string& kernel, uintptr_t stream,
          std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre,
-         uintptr_t scale_a, uintptr_t scale_b) {
+         uintptr_t scale_a, uintptr_t scale_b, std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_a,
+         std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b) {
         const Matrix c = matrix(out, "out");
         tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), c, alpha, beta, precision);
         // out stored column-major is computed as out^T = b^T a^T: the operands, and so their scales, swap.
         const bool swapped = stored(c, "out").transposed;
         g.scale_a = reinterpret_cast<const float*>(swapped ? scale_b : scale_a);
         g.scale_b = reinterpret_cast<const float*>(swapped ? scale_a : scale_b);
+        if (block_a || block_b) {
+          if (!block_a || !block_b) throw nb::value_error("block scales need both block_a and block_b");
+          if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's, 128x128 B's)");
+          const auto& [pa, sam, sak] = *block_a;
+          const auto& [pb, sbn, sbk] = *block_b;
+          g.block_scales = {reinterpret_cast<const float*>(pa), sam, sak, reinterpret_cast<const float*>(pb), sbn, sbk};
+        }
         g.epilogue.activation = parse_activation(activation);
         g.epilogue.bias = reinterpret_cast<const void*>(bias);
         g.epilogue.bias_per_row = stored(c, "out").transposed;  // out stored column-major: the call computes out^T
@@ -256,13 +264,14 @@ NB_MODULE(_tessel, m) {
       nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("device"), nb::arg("alpha"), nb::arg("beta"),
       nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
       nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0, nb::arg("scale_a") = 0,
-      nb::arg("scale_b") = 0,
+      nb::arg("scale_b") = 0, nb::arg("block_a").none() = nb::none(), nb::arg("block_b").none() = nb::none(),
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
       "device `device` (the caller checks that): torch's path, without a DLPack capsule per array. bias: "
       "a pointer to one value per column of out in out's dtype (0: none); activation: none, relu, gelu, "
       "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
       "array with out's shape, dtype and strides that receives the activation's input (0: none); scale_a, "
-      "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none)");
+      "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none); block_a, block_b: FP8 block "
+      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32 (tessel::Fp8BlockScales)");
 
   m.def(
       "select_kernel",

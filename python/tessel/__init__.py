@@ -94,7 +94,8 @@ def _scale_pointer(scale, like, name):
 
 
 def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: str | None = None,
-           kernel: str | None = None, stream=None, out_dtype=None, scale_a=None, scale_b=None):
+           kernel: str | None = None, stream=None, out_dtype=None, scale_a=None, scale_b=None,
+           block_scales=None):
     """``out = alpha * a @ b + beta * out`` for 2-D CUDA arrays of float32, float16 or bfloat16,
     and torch float8_e4m3fn / float8_e5m2 tensors (Hopper).
 
@@ -104,7 +105,11 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     "e4m3:bf16", ...) defaults to what the dtypes say ("tf32" only when asked). FP8:
     ``scale_a`` and ``scale_b`` are per-tensor dequantisation scales, one-element float32
     tensors on the GPU (read there, so they may change without a sync): the product is
-    multiplied by both. ``kernel`` runs one registered kernel by name (``list_kernels()``)
+    multiplied by both. Or ``block_scales=(sa, sb)``, DeepSeek-V3's block scales: ``sa`` of
+    shape (m, ceil(k / 128)), one per row of ``a`` and 128 of k, ``sb`` of shape
+    (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n); float32
+    torch tensors on the GPU in any strides (a row-major ``out`` only). ``kernel`` runs one
+    registered kernel by name (``list_kernels()``)
     instead of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
     current stream). Scratch memory, when a call needs any, comes from the framework's
     allocator, so the call can be captured into a CUDA graph.
@@ -128,17 +133,35 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         if b.device != device or out.device != device:
             raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
         _torch_gemm(a, b, out, alpha, beta, p, kernel, stream,
-                    scales=(_scale_pointer(scale_a, a, "scale_a"), _scale_pointer(scale_b, a, "scale_b")))
+                    scales=(_scale_pointer(scale_a, a, "scale_a"), _scale_pointer(scale_b, a, "scale_b")),
+                    blocks=_block_scales(block_scales, a, b))
         return out
-    if scale_a is not None or scale_b is not None:
-        raise TypeError("scale_a and scale_b are for torch FP8 tensors")
+    if scale_a is not None or scale_b is not None or block_scales is not None:
+        raise TypeError("scale_a, scale_b and block_scales are for torch FP8 tensors")
     allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
     return out
 
 
+def _block_scales(block_scales, a, b):
+    """(pointer, stride, stride) of each block-scale tensor, checked against the operands' shapes, or None."""
+    if block_scales is None:
+        return (None, None)
+    import torch
+
+    sa, sb = block_scales
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    kb = (k + 127) // 128
+    for t, name, shape in ((sa, "block_scales[0]", (m, kb)), (sb, "block_scales[1]", ((n + 127) // 128, kb))):
+        if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.device != a.device:
+            raise TypeError(f"{name} must be a float32 torch tensor on {a.device}")
+        if tuple(t.shape) != shape:
+            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}")
+    return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1)))
+
+
 def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,
-                scales=(0, 0)):
+                scales=(0, 0), blocks=(None, None)):
     """One extension call on torch tensors (checked to be on one GPU); scratch memory from torch's allocator."""
     import torch
 
@@ -146,7 +169,7 @@ def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, ac
     _tessel.gemm_described(_describe(a), _describe(b), _describe(out), a.device.index, float(alpha), float(beta),
                            precision, kernel or "auto", _stream(a, stream), allocate,
                            bias.data_ptr() if bias is not None else 0, activation or "none",
-                           pre.data_ptr() if pre is not None else 0, scales[0], scales[1])
+                           pre.data_ptr() if pre is not None else 0, scales[0], scales[1], blocks[0], blocks[1])
 
 
 def _describe(t):

@@ -136,3 +136,25 @@ def test_fp8_with_scales_matches_float64(dtype, ta, tb, out_dtype, tol):
     tessel.matmul(a, b, out=out, alpha=-0.5, beta=2.0, scale_a=scale_a, scale_b=scale_b)
     assert rel_err(out, -0.5 * want + 2.0 * c0.double()) < 1e-3
 
+
+@pytest.mark.parametrize("ta,tb", [(False, True), (False, False), (True, True)])
+@pytest.mark.parametrize("scale_layout", ["row", "column"])
+def test_fp8_block_scales_match_float64(ta, tb, scale_layout):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("FP8 runs on Hopper (sm_90a)")
+    m, n, k = 300, 257, 1040
+    a = operand(m, k, torch.float32, ta, 13).to(torch.float8_e4m3fn)
+    b = operand(k, n, torch.float32, tb, 14).to(torch.float8_e4m3fn)
+    kb, nb = (k + 127) // 128, (n + 127) // 128
+    g = torch.Generator(device="cuda").manual_seed(15)
+    sa = torch.rand(m, kb, device="cuda", generator=g) + 0.5
+    sb = torch.rand(nb, kb, device="cuda", generator=g) + 0.5
+    if scale_layout == "column":  # the same values, stored transposed: read through the strides
+        sa, sb = sa.T.contiguous().T, sb.T.contiguous().T
+    got = tessel.matmul(a, b, block_scales=(sa, sb), out_dtype=torch.float32)
+    a_scaled = a.double() * sa.double().repeat_interleave(128, dim=1)[:, :k]
+    b_scaled = b.double() * sb.double().repeat_interleave(128, dim=0)[:n].repeat_interleave(128, dim=1)[:, :k].T
+    assert rel_err(got, a_scaled @ b_scaled) < 1e-3
+    with pytest.raises(ValueError, match="block_scales\\[1\\] has shape"):
+        tessel.matmul(a, b, block_scales=(sa, sb[:, :1]))
+
