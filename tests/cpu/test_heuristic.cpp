@@ -501,3 +501,46 @@ TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
 }
 
 }  // namespace
+
+namespace {
+
+tessel::GemmArgs fp8_call(int64_t m, int64_t n, int64_t k, tessel::Op opA, tessel::Op opB) {
+  tessel::GemmArgs a;
+  a.precision = *tessel::parse_precision("e4m3:bf16");
+  a.m = m, a.n = n, a.k = k, a.opA = opA, a.opB = opB, a.ldc = n;
+  a.lda = opA == tessel::Op::N ? k : m, a.ldb = opB == tessel::Op::N ? n : k;
+  a.A = a.B = reinterpret_cast<const void*>(uintptr_t(1) << 20);
+  return a;
+}
+
+// Step 17 (FP8): operands K-major only (the others copied transposed, bytes, not rounded), every
+// operand not in 16-byte units copied whatever the size (no FP8 kernel reads them so), split-k
+// parts of whole 128-deep slices, block scales on the tiles 128 wide only.
+TEST(Heuristic, Fp8PlansReadKMajorOperandsInWholeSlices) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("wgmma_cluster_e4m3_128x128");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->k_slice, 128);
+  EXPECT_TRUE(e->info.fp8_block_scales);
+  EXPECT_FALSE(find_entry("wgmma_cluster_e4m3_128x192")->info.fp8_block_scales);
+  EXPECT_TRUE(find_entry("wgmma_cluster_e5m2_128x128")->info.fp8_block_scales);
+  for (const auto& [opA, opB] : {std::pair{Op::N, Op::T}, std::pair{Op::N, Op::N}, std::pair{Op::T, Op::T},
+                                 std::pair{Op::T, Op::N}}) {
+    const GemmArgs a = fp8_call(4096, 4096, 4096, opA, opB);
+    const impl::LaunchPlan p = make_plan(*e, a, 132, realign_for(a));
+    EXPECT_EQ(p.copy_a, opA == Op::T);
+    EXPECT_EQ(p.copy_b, opB == Op::N);
+    EXPECT_FALSE(p.round_tf32);
+    const size_t copy = size_t(4096) * 4096;  // one byte an element, rows already in 16-byte units
+    EXPECT_EQ(p.operand_bytes, (p.copy_a ? copy : 0) + (p.copy_b ? copy : 0));
+  }
+  // k = 4097 (rows not in 16-byte units): copied even where a 16-bit call would not pay for it.
+  const GemmArgs odd = fp8_call(64, 64, 4097, Op::N, Op::T);
+  EXPECT_TRUE(realign_for(odd).a && realign_for(odd).b);
+  // Split-k parts in whole FP8 slices.
+  const impl::LaunchPlan deep = make_plan(*e, fp8_call(128, 128, 65536, Op::N, Op::T), 132);
+  ASSERT_GT(deep.splits, 1);
+  EXPECT_EQ(deep.k_per_split % 128, 0);
+}
+
+}  // namespace
