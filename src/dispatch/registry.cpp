@@ -269,13 +269,13 @@ const std::vector<KernelEntry>& registry() {
                                "step 16 on tensor cores: B (op T) from global memory straight into mma.sync "
                                "fragments, k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
-      hopper<launch_cluster<Cluster128x128, DType::kE4M3>, Cluster128x128, resident_cluster<Cluster128x128, DType::kE4M3>>(
+      hopper<launch_cluster<Fp8Cluster128x128, DType::kE4M3>, Fp8Cluster128x128, resident_cluster<Fp8Cluster128x128, DType::kE4M3>>(
           "wgmma_cluster_e4m3_128x128", 17, DType::kE4M3,
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "
           "1x128 / 128x128 block scales"),
       hopper<launch_cluster<Cluster128x192, DType::kE4M3>, Cluster128x192, resident_cluster<Cluster128x192, DType::kE4M3>>(
           "wgmma_cluster_e4m3_128x192", 17, DType::kE4M3, "step 17, 128x192 tiles"),
-      hopper<launch_cluster<Cluster128x128, DType::kE5M2>, Cluster128x128, resident_cluster<Cluster128x128, DType::kE5M2>>(
+      hopper<launch_cluster<Fp8Cluster128x128, DType::kE5M2>, Fp8Cluster128x128, resident_cluster<Fp8Cluster128x128, DType::kE5M2>>(
           "wgmma_cluster_e5m2_128x128", 17, DType::kE5M2, "step 17 for e5m2 inputs"),
   };
   return table;

@@ -68,5 +68,10 @@ using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;
 using Cluster128x192 = ClusterConfig<128, 192, 4, 95>;
 using Cluster128x128 = ClusterConfig<128, 128, 6, 90>;
 using Cluster64x128 = ClusterConfig<64, 128, 8, 75>;
+// Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
+// inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
+// the smaller tile reads more of them per result). 85: the value for which the estimate picks the
+// tile measured faster at every square 1024 ... 8192 (docs/ladder.md, step 17).
+using Fp8Cluster128x128 = ClusterConfig<128, 128, 6, 85>;
 
 }  // namespace tessel::impl
