@@ -214,22 +214,19 @@ Status check_pointers(const GemmArgs& a, int device) {
   if (multiplies(a)) {
     if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
     if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
-    if (a.scale_a != nullptr) {
-      if (Status s = check_pointer(a.scale_a, "scale_a", device); !s.ok()) return s;
-    }
-    if (a.scale_b != nullptr) {
-      if (Status s = check_pointer(a.scale_b, "scale_b", device); !s.ok()) return s;
-    }
-    if (a.block_scales.any()) {
-      if (Status s = check_pointer(a.block_scales.a, "block_scales.a", device); !s.ok()) return s;
-      if (Status s = check_pointer(a.block_scales.b, "block_scales.b", device); !s.ok()) return s;
-    }
   }
+  // The optional vectors: the FP8 scales (read only when the call multiplies) and the epilogue's.
+  const bool scales = multiplies(a);
   const Epilogue& e = a.epilogue;
-  const std::array<std::pair<const void*, const char*>, 4> vectors = {{{e.bias, "epilogue.bias"},
-                                                                       {e.row_scale, "epilogue.row_scale"},
-                                                                       {e.col_scale, "epilogue.col_scale"},
-                                                                       {e.pre_activation, "epilogue.pre_activation"}}};
+  const std::array<std::pair<const void*, const char*>, 8> vectors = {
+      {{scales ? a.scale_a : nullptr, "scale_a"},
+       {scales ? a.scale_b : nullptr, "scale_b"},
+       {scales ? a.block_scales.a : nullptr, "block_scales.a"},
+       {scales ? a.block_scales.b : nullptr, "block_scales.b"},
+       {e.bias, "epilogue.bias"},
+       {e.row_scale, "epilogue.row_scale"},
+       {e.col_scale, "epilogue.col_scale"},
+       {e.pre_activation, "epilogue.pre_activation"}}};
   for (const auto& [p, name] : vectors) {
     if (p == nullptr) continue;
     if (Status s = check_pointer(p, name, device); !s.ok()) return s;

@@ -197,8 +197,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         // The result from cuBLAS on the operands widened to 16 bits; the time from cuBLASLt's FP8 GEMM,
         // which reads op pair N, T only: for the others, on K-major operands of the same shape. (e5m2 x e5m2,
         // which cuBLASLt does not multiply: cuBLAS's 16-bit GEMM on the operands widened once.)
-        cublas.gemm(ref);
-        if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
+        reference();
         if (CublasLt::multiplies(ab)) {
           GemmArgs lt = ref;
           lt.C = dC.get();

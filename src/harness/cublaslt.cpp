@@ -57,12 +57,14 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   const cublasOperation_t ta = a.opB == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T, tb = a.opA == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T;
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
   check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
-  lt_a_ = a.B, lt_b_ = a.A;
+  if (is_fp8(a.precision.ab) && (a.opA != Op::N || a.opB != Op::T)) {
+    throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
+  }
   if (is_fp8(a.precision.ab) && a.block_scales.any()) {
     // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128) on its B, so
-    // its A is tessel's A here and D comes out column-major (m x n, ld m): the same work, timed only. Its
-    // scale tensors are its own (ones), sized for either layout.
-    if (a.opA != Op::N || a.opB != Op::T) throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
+    // its A is tessel's A here and D comes out column-major (m x n, ld m): the same work, timed only
+    // (with op pair N, T the transposes stay T, N). Its scale tensors are its own (ones), sized for
+    // either layout.
     const int64_t kb = (a.k + 127) / 128 + 4;
     block_a_ = DeviceBuffer<float>(std::vector<float>(size_t((a.m + 128) * kb), 1.0f));
     block_b_ = DeviceBuffer<float>(std::vector<float>(size_t(((a.n + 127) / 128 + 4) * kb), 1.0f));
@@ -73,9 +75,6 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     const float *sa = block_a_.get(), *sb = block_b_.get();
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE");
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE");
-    const cublasOperation_t t = CUBLAS_OP_T, n = CUBLAS_OP_N;
-    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &t, sizeof t), "TRANSA");
-    check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &n, sizeof n), "TRANSB");
     const cudaDataType_t ab = cuda_type(a.precision.ab);
     check_lt(cublasLtMatrixLayoutCreate(&a_, ab, a.k, a.m, a.lda), "layout A");
     check_lt(cublasLtMatrixLayoutCreate(&b_, ab, a.k, a.n, a.ldb), "layout B");
@@ -84,8 +83,8 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     choose_algorithm();
     return;
   }
+  lt_a_ = a.B, lt_b_ = a.A;
   if (is_fp8(a.precision.ab)) {  // its A is tessel's B: the scales swap too
-    if (a.opA != Op::N || a.opB != Op::T) throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
     for (auto [attribute, scale] : {std::pair{CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, a.scale_b},
                                     std::pair{CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, a.scale_a}}) {
       if (scale) check_lt(cublasLtMatmulDescSetAttribute(op_, attribute, &scale, sizeof scale), "SCALE_POINTER");
