@@ -21,6 +21,7 @@
 #include "harness/typed.hpp"
 #include "harness/cublaslt.hpp"
 #include "harness/verify.hpp"
+#include "harness/verify_batch.hpp"
 #include "harness/writers.hpp"
 #ifdef TESSEL_HAS_NCCL
 #include "harness/tp_bench.hpp"
@@ -202,6 +203,7 @@ struct VerifyCli {
   uint64_t seed = 1;
   std::vector<std::string> epilogue_names{"none"};
   bool block_scales = false;
+  int64_t batch = 1;
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -240,6 +242,27 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                      "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol",
                      epilogues ? "epilogue  " : "", "result");
   int failed = 0, refused = 0, total = 0;
+  if (o.batch > 1) {  // strided batches in three layouts: stacked, sharing B, C's matrices side by side
+    for (const auto& [name, precision] : o.jobs)
+      for (const OpPair& op : o.op_pairs)
+        for (const Shape& shape : o.shapes)
+          for (int layout = 0; layout < 3; ++layout) {
+            BatchCase c{name, op.first, op.second, shape, o.batch, precision};
+            c.seed = o.seed + uint64_t(total), c.share_b = layout == 1, c.side_by_side = layout == 2;
+            if (layout == 1) c.alpha = -0.75f, c.beta = 1.25f;
+            const VerifyResult r = verify_batch(cublas, c);
+            ++total;
+            failed += !r.passed;
+            out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
+                               name, to_string(precision), to_string(op),
+                               std::to_string(o.batch) + " x " + to_string(shape), c.alpha, c.beta, "16B",
+                               layout == 0 ? "stack" : layout == 1 ? "sharB" : "side", r.err_vs_cublas, r.err_vs_fp64,
+                               r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+          }
+    out << fmt::format("{} passed, {} failed\n", total - failed, failed);
+    if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
+    return failed ? 1 : 0;
+  }
   for (const auto& [name, precision] : o.jobs) {
     // With --ld-pad the leading dimensions are exactly minimum + pad, and a
     // kernel that needs aligned ones may refuse them: that is reported, not failed.
@@ -326,6 +349,13 @@ struct BenchCli {
     std::string why;
     if (reference == "cublaslt" && !CublasLt::takes(*e, &why)) throw UsageError("--reference cublaslt: " + why);
     options.fused_reference = reference == "cublaslt";
+    if (options.batch < 1) throw UsageError("--batch must be >= 1");
+    if (options.batch > 1 && (e->any() || options.block_scales)) {
+      throw UsageError("--batch takes no --epilogue and no --block-scales");
+    }
+    for (const Job& j : jobs) {
+      if (options.batch > 1 && is_fp8(j.precision.ab)) throw UsageError("--batch takes no FP8 precision (no cuBLAS reference)");
+    }
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
     if (options.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -595,6 +625,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")
       ->check(CLI::NonNegativeNumber);
+  verify->add_option("--batch", vo.batch,
+                     "A strided batch of this many GEMMs per case, in three layouts (matrices stacked, B shared, "
+                     "C's side by side)")
+      ->check(CLI::PositiveNumber);
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 
@@ -621,6 +655,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "cublas (cuBLAS, an epilogue then in a separate pass) or cublaslt (cuBLASLt with its own fused "
                     "epilogue: bias, relu, gelu_tanh)")
       ->capture_default_str();
+  bench->add_option("--batch", bo.options.batch,
+                    "A strided batch of this many GEMMs per call (reference: cuBLAS's strided-batched GEMM)")
+      ->capture_default_str();
+  bench->add_flag("--share-b", bo.options.share_b, "--batch: one B for every GEMM of the batch (stride_b = 0)");
   bench->add_flag("--block-scales", bo.options.block_scales,
                   "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
                   "(the same work, its output column-major)");

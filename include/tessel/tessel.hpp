@@ -194,6 +194,15 @@ struct GemmArgs {
   // goes through an FP32 workspace buffer and a second pass applies them
   // (workspace_size counts its m x n FP32 values).
   Epilogue epilogue = {};
+  // A strided batch: `batch` GEMMs of these sizes, ops and leading
+  // dimensions, the i-th reading A + i * stride_a and B + i * stride_b and
+  // writing C + i * stride_c (strides in elements; stride_a or stride_b 0
+  // shares that operand among all). The C matrices must not overlap: stacked
+  // (stride_c >= (m - 1) * ldc + n) or side by side in each row (stride_c >=
+  // n, (batch - 1) * stride_c + n <= ldc). Scales, block scales and the
+  // epilogue's vectors are the same for every GEMM. batch = 0: nothing to do.
+  int64_t batch = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -216,6 +225,8 @@ struct KernelInfo {
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
   bool b_op_t_only = false;  // takes B with op T only (stored n x k: the nn.Linear weight)
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
+  bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
+                             // run one launch per GEMM of the batch
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

@@ -148,6 +148,7 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem
 }
 
 constexpr int64_t kMaxGridY = 65535;
+constexpr int64_t kMaxGridZ = 65535;
 
 __host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

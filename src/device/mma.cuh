@@ -317,6 +317,7 @@ struct TcParams {
   const float* scale_a = nullptr;  // FP8 per-tensor scales (GemmArgs::scale_a, scale_b), or null
   const float* scale_b = nullptr;
   Fp8BlockScales block_scales = {};  // FP8 block scales (GemmArgs::block_scales)
+  int64_t stride_c = 0;  // a strided batch: C's matrices this many elements apart
 };
 
 // The launchers' view of a validated call: typed A and B, and whether C
@@ -326,7 +327,7 @@ inline TcParams<T, Out> tc_params(const GemmArgs& a) {
   const bool c_pairs = a.ldc % 2 == 0 && reinterpret_cast<std::uintptr_t>(a.C) % (2 * size_of(a.precision.c)) == 0;
   TcParams<T, Out> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
                      a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
-  p.scale_a = a.scale_a, p.scale_b = a.scale_b, p.block_scales = a.block_scales;
+  p.scale_a = a.scale_a, p.scale_b = a.scale_b, p.block_scales = a.block_scales, p.stride_c = a.stride_c;
   return p;
 }
 

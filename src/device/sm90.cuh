@@ -99,6 +99,25 @@ __device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap*
       : "memory");
 }
 
+// The same copies from a rank-3 map (make_batched_tensor_map): the box at
+// (inner, outer) of matrix `matrix`.
+__device__ __forceinline__ void tma_load(void* dst, const CUtensorMap* map, uint64_t* bar, int inner, int outer,
+                                         int matrix) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], [%2];" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "r"(matrix)
+      : "memory");
+}
+__device__ __forceinline__ void tma_load_multicast(void* dst, const CUtensorMap* map, uint64_t* bar, int inner,
+                                                   int outer, int matrix, uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%3, %4, %5}], [%2], %6;" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "r"(matrix), "h"(cta_mask)
+      : "memory");
+}
+
 // Fetches a tensor map (a __grid_constant__ parameter) into the descriptor
 // cache ahead of the first copy that uses it.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
@@ -111,6 +130,13 @@ __device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* sr
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];" ::"l"(
                    reinterpret_cast<uint64_t>(map)),
                "r"(smem_addr(src)), "r"(inner), "r"(outer)
+               : "memory");
+}
+// The same into matrix `matrix` of a rank-3 map.
+__device__ __forceinline__ void tma_store(const CUtensorMap* map, const void* src, int inner, int outer, int matrix) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "r"(smem_addr(src)), "r"(inner), "r"(outer), "r"(matrix)
                : "memory");
 }
 __device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
@@ -196,10 +222,11 @@ struct Operand {
   static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSliceK;
 
   // Issues the TMA copies of part `part` of the slice at rows row0.., k values
-  // k0.. into tile (with Parts > 1: into tile in every CTA of cta_mask; with
-  // 3 boxes and 2 parts, part 0 copies one and part 1 two).
-  __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0, int part = 0,
-                              uint16_t cta_mask = 1) {
+  // k0.. of matrix `matrix` (a rank-3 map) into tile (with Parts > 1: into
+  // tile in every CTA of cta_mask; with 3 boxes and 2 parts, part 0 copies
+  // one and part 1 two).
+  __device__ static void load(void* tile, const CUtensorMap* map, uint64_t* bar, int row0, int k0, int matrix,
+                              int part = 0, uint16_t cta_mask = 1) {
 #pragma unroll
     for (int b = part * kBoxes / Parts; b < (part + 1) * kBoxes / Parts; ++b) {
       char* dst = static_cast<char*>(tile) + b * kBoxBytes;
@@ -207,9 +234,9 @@ struct Operand {
       const int inner = KMajor ? k0 : row0 + b * 64;
       const int outer = KMajor ? row0 + b * kBoxOuter : k0;
       if constexpr (Parts == 1) {
-        tma_load(dst, map, bar, inner, outer);
+        tma_load(dst, map, bar, inner, outer, matrix);
       } else {
-        tma_load_multicast(dst, map, bar, inner, outer, cta_mask);
+        tma_load_multicast(dst, map, bar, inner, outer, matrix, cta_mask);
       }
     }
   }

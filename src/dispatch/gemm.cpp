@@ -15,8 +15,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <new>
 #include <string>
@@ -84,6 +86,36 @@ Status validate_epilogue(const GemmArgs& a, const Aligned& element_aligned) {
   return {};
 }
 
+// A strided batch: its count and strides, C's matrices apart, every matrix within 64-bit indexing.
+Status validate_batch(const GemmArgs& a) {
+  if (a.batch < 0) return invalid("batch = " + to_string(a.batch) + " must be >= 0");
+  for (const auto& [stride, name] :
+       {std::pair{a.stride_a, "stride_a"}, std::pair{a.stride_b, "stride_b"}, std::pair{a.stride_c, "stride_c"}}) {
+    if (stride < 0) return invalid(std::string(name) + " = " + to_string(stride) + " must be >= 0");
+    if (a.batch > 1 && stride > std::numeric_limits<int64_t>::max() / 2 / (a.batch - 1)) {
+      return invalid(std::string(name) + " = " + to_string(stride) + " with batch = " + to_string(a.batch) +
+                     ": the batch's extent overflows 64-bit indexing");
+    }
+  }
+  if (a.batch <= 1 || a.m == 0 || a.n == 0) return {};
+  const bool stacked = a.stride_c >= (a.m - 1) * a.ldc + a.n;
+  const bool side_by_side = a.stride_c >= a.n && (a.batch - 1) * a.stride_c + a.n <= a.ldc;
+  if (!stacked && !side_by_side) {
+    return invalid("stride_c = " + to_string(a.stride_c) + " makes the batch's C matrices overlap (m = " +
+                   to_string(a.m) + ", n = " + to_string(a.n) + ", ldc = " + to_string(a.ldc) +
+                   "): stride_c must be >= (m - 1) * ldc + n = " + to_string((a.m - 1) * a.ldc + a.n) +
+                   ", or >= n with (batch - 1) * stride_c + n <= ldc");
+  }
+  if (a.block_scales.any()) {
+    return invalid("block_scales with batch = " + to_string(a.batch) + ": block scales take one GEMM (batch = 1)");
+  }
+  if (a.epilogue.pre_activation) {
+    return invalid("epilogue.pre_activation with batch = " + to_string(a.batch) +
+                   ": the second output takes one GEMM (batch = 1)");
+  }
+  return {};
+}
+
 Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
     return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
@@ -104,9 +136,10 @@ Status validate(const GemmArgs& a) {
                  b_n ? a.k : a.n, b_n ? a.n : a.k, b_n ? "n" : "k");
   }
   if (s.ok()) s = check_ld("C is stored m x n", "ldc", a.ldc, a.m, a.n, "n");
+  if (s.ok()) s = validate_batch(a);
   if (!s.ok()) return s;
 
-  const bool writes_c = a.m > 0 && a.n > 0;
+  const bool writes_c = a.m > 0 && a.n > 0 && a.batch > 0;
   const bool reads_ab = writes_c && multiplies(a);
   if (writes_c && a.C == nullptr) return invalid("C is null but m * n > 0");
   if (reads_ab && a.A == nullptr) return invalid("A is null but m, n, k > 0 and alpha != 0");
@@ -272,22 +305,26 @@ constexpr int64_t kTmaMaxExtent = int64_t(1) << 31;
 constexpr int64_t kTmaMaxStrideBytes = int64_t(1) << 40;
 bool uses_tma(const KernelInfo& info) { return info.max_compute_capability == 90; }
 
-// One operand as a kernel's alignment needs see it.
+// One operand as a kernel's alignment needs see it (every matrix of a batch: its stride too).
 struct OperandView {
   const char* name;
   const char* ld_name;
   const void* p;
   int64_t ld;
-  int alignment;  // elements
-  size_t bytes;   // per element
-  bool misaligned() const { return alignment > 1 && (!aligned(p, alignment * bytes) || ld % alignment != 0); }
+  int64_t stride;  // between the matrices of a batch; 0 for one
+  int alignment;   // elements
+  size_t bytes;    // per element
+  bool misaligned() const {
+    return alignment > 1 && (!aligned(p, alignment * bytes) || ld % alignment != 0 || stride % alignment != 0);
+  }
 };
 
 std::array<OperandView, 3> operand_views(const KernelInfo& info, const GemmArgs& a) {
   const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
-  return {{{"A", "lda", a.A, a.lda, info.alignment, ab},
-           {"B", "ldb", a.B, a.ldb, info.alignment, ab},
-           {"C", "ldc", a.C, a.ldc, info.c_alignment, c}}};
+  const bool batch = a.batch > 1;
+  return {{{"A", "lda", a.A, a.lda, batch ? a.stride_a : 0, info.alignment, ab},
+           {"B", "ldb", a.B, a.ldb, batch ? a.stride_b : 0, info.alignment, ab},
+           {"C", "ldc", a.C, a.ldc, batch ? a.stride_c : 0, info.c_alignment, c}}};
 }
 
 // realign: operands the plan copies with aligned rows (their alignment then does not matter).
@@ -307,7 +344,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (info.b_op_t_only && a.opB != Op::T) return kOpB;
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
-      if (o.ld > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
+      if (std::max(o.ld, o.stride) > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
     }
     const bool beyond = a.m >= kTmaMaxExtent || a.n >= kTmaMaxExtent || a.k >= kTmaMaxExtent;
     if (beyond && e.fallback == nullptr) return kTmaExtent;  // with a fallback, the plan takes that
@@ -339,9 +376,11 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   }
   if (why == kTmaStride) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
-                                           "' reads its operands by TMA, whose row strides must be below 2^40 bytes "
+                                           "' reads its operands by TMA, whose strides must be below 2^40 bytes "
                                            "(lda = " + to_string(a.lda) + ", ldb = " + to_string(a.ldb) +
-                                           ", ldc = " + to_string(a.ldc) + ")"};
+                                           ", ldc = " + to_string(a.ldc) + ", stride_a = " + to_string(a.stride_a) +
+                                           ", stride_b = " + to_string(a.stride_b) +
+                                           ", stride_c = " + to_string(a.stride_c) + ")"};
   }
   if (why == kTmaExtent) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
@@ -365,10 +404,12 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
             "tessel: kernel '" + info.name + "' does not fit on this GPU (no block or cluster of it can be resident)"};
   }
   const OperandView o = operand_views(info, a)[why - kAlignment];
-  return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " +
-                                         to_string(o.alignment * o.bytes) + " bytes and " + o.ld_name +
-                                         " a multiple of " + to_string(o.alignment) + " (" + o.ld_name + " = " +
-                                         to_string(o.ld) + ")"};
+  const std::string stride = std::string("stride_") + char(std::tolower(o.name[0]));
+  return {StatusCode::kNotSupported,
+          "tessel: kernel '" + info.name + "' needs " + o.name + " aligned to " + to_string(o.alignment * o.bytes) +
+              " bytes and " + o.ld_name + (a.batch > 1 ? " and " + stride + " multiples of " : " a multiple of ") +
+              to_string(o.alignment) + " (" + o.ld_name + " = " + to_string(o.ld) +
+              (a.batch > 1 ? ", " + stride + " = " + to_string(o.stride) : std::string()) + ")"};
 }
 
 // The scratch memory of a plan: the caller's workspace when it is large
@@ -405,6 +446,9 @@ Status provide_workspace(impl::LaunchPlan* plan, const KernelEntry& e, const Gem
   return {};
 }
 
+Status launch_each(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaStream_t stream, bool* no_room,
+                   const WorkspaceAllocator* allocate, Realign realign);
+
 // The plan of a call on e: make_plan for the GEMM it runs (product: product_call(call)),
 // with a buffer for the product where there is an epilogue.
 impl::LaunchPlan plan_call(const KernelEntry& e, const GemmArgs& call, const GemmArgs& product, int sms,
@@ -424,6 +468,7 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
               const WorkspaceAllocator* allocate = nullptr, Realign realign = {}) {
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
+  if (call.batch > 1 && !runs_batch(e, call)) return launch_each(e, call, d, stream, no_room, allocate, realign);
   const bool epilogue = call.epilogue.any();
   GemmArgs a = product_call(call);
   if (Status s = can_run(e, a, d.cc, realign); !s.ok()) return s;
@@ -474,6 +519,31 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
   return {};
 }
 
+// A strided batch that e does not run in one launch: a launch per matrix, in
+// order on the stream, each with the same kernel and the same plan (one
+// workspace serves them all). *no_room only where the first matrix found no
+// room, before anything was written.
+Status launch_each(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaStream_t stream, bool* no_room,
+                   const WorkspaceAllocator* allocate, Realign realign) {
+  GemmArgs one = call;
+  one.batch = 1;
+  if (allocate && *allocate && one.workspace == nullptr && multiplies(one)) {  // asked once, for every matrix
+    if (const size_t bytes = plan_call(e, one, product_call(one), d.sms, realign).workspace_bytes(); bytes > 0) {
+      if (Status s = (*allocate)(bytes, &one.workspace); !s.ok()) return s;
+      if (one.workspace == nullptr) return {StatusCode::kInternal, "tessel: the workspace allocator returned null"};
+      one.workspace_bytes = bytes;
+    }
+  }
+  const size_t ab = size_of(call.precision.ab), c = size_of(call.precision.c);
+  for (int64_t i = 0; i < call.batch; ++i) {
+    one.A = static_cast<const char*>(call.A) + i * call.stride_a * int64_t(ab);
+    one.B = static_cast<const char*>(call.B) + i * call.stride_b * int64_t(ab);
+    one.C = static_cast<char*>(call.C) + i * call.stride_c * int64_t(c);
+    if (Status s = launch(e, one, d, stream, i == 0 ? no_room : nullptr, nullptr, realign); !s.ok()) return s;
+  }
+  return {};
+}
+
 // Runs f, turning any exception into a status: none leaves the API.
 template <class F>
 Status guarded(F&& f) noexcept {
@@ -511,7 +581,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
     return !lean || !multiplies(a) ||
            lean_plan(make_plan(e, a, d.sms, realign), e, a, realign).workspace_bytes() == 0;
   };
-  if (const KernelEntry* tuned = find_entry(tuned_kernel(a, all_aligned(a)));
+  if (const KernelEntry* tuned = a.batch > 1 ? nullptr : find_entry(tuned_kernel(a, all_aligned(a)));
       tuned && tuned->info.auto_dispatch && fits(*tuned)) {
     *chosen = tuned;
     return {};
@@ -520,6 +590,10 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
   for (const KernelEntry& e : registry()) {
     if (e.info.auto_dispatch && fits(e)) fitting.push_back(&e);
   }
+  // A strided batch: the kernels that run it in one launch, where any can.
+  const auto one_launch = [&](const KernelEntry* e) { return runs_batch(*e, a); };
+  const int64_t batch = std::any_of(fitting.begin(), fitting.end(), one_launch) ? a.batch : 1;
+  if (batch > 1) fitting.erase(std::remove_if(fitting.begin(), fitting.end(), std::not_fn(one_launch)), fitting.end());
   int step = 0;
   for (const KernelEntry* e : fitting) step = std::max(step, e->info.ladder_step);
   std::vector<const KernelEntry*> candidates;
@@ -535,8 +609,8 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
       if (step_or_before && e->persistent) candidates.push_back(e);
     }
   }
-  *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms)
-                       : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms);
+  *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms, batch)
+                       : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms, batch);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }
@@ -557,7 +631,7 @@ Status with_named(std::string_view kernel, const GemmArgs& args, F&& then) {
             "tessel: no kernel named '" + std::string(kernel) + "' (tessel::kernels() lists them)"};
   }
   if (Status s = validate(args); !s.ok()) return s;
-  if (args.m == 0 || args.n == 0) return {};
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return {};
   Device d;
   if (Status s = current_device(&d); !s.ok()) return s;
   return then(e, d);
@@ -582,7 +656,7 @@ bool scratch_available(const GemmArgs& a, cudaStream_t stream, const WorkspaceAl
 template <class Scratch, class F>
 Status with_chosen(const GemmArgs& args, Scratch&& scratch, F&& then) {
   if (Status s = validate(args); !s.ok()) return s;
-  if (args.m == 0 || args.n == 0) return {};
+  if (args.m == 0 || args.n == 0 || args.batch == 0) return {};
   Device d;
   if (Status s = current_device(&d); !s.ok()) return s;
   const bool room = scratch();

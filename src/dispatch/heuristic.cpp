@@ -8,14 +8,14 @@
 namespace tessel {
 
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
-                                  int sms) {
+                                  int sms, int64_t batch) {
   struct Estimate {
     int64_t blocks = 0, area = 0;
     bool fills = false;
     double time = 0.0;
   };
   auto tiles_of = [&](const KernelEntry& e) {
-    return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n);
+    return ((m + e.info.tile_m - 1) / e.info.tile_m) * ((n + e.info.tile_n - 1) / e.info.tile_n) * batch;
   };
   // From the entry's schedule (plan_schedule): its blocks (split-k: times
   // its parts; stream-K: those its plan starts), whether they fill every SM
@@ -24,7 +24,7 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   auto estimate = [&](const KernelEntry& e) {
     Estimate est;
     int64_t busiest = 0;
-    const impl::LaunchPlan plan = plan_schedule(e, m, n, k, sms, &busiest);
+    const impl::LaunchPlan plan = plan_schedule(e, m, n, k, sms, &busiest, batch);
     est.blocks = tiles_of(e) * plan.splits;
     est.area = int64_t(e.info.tile_m) * e.info.tile_n;
     const int fill = e.info.ladder_step == 8 ? impl::fill_blocks(e.simt) : 1;
@@ -57,18 +57,18 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
   return fill ? fill : most;
 }
 
-double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms) {
+double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t batch) {
   int64_t busiest = 0;
-  plan_schedule(e, m, n, k, sms, &busiest);
+  plan_schedule(e, m, n, k, sms, &busiest, batch);
   return double(busiest) * double(e.cluster) * double(e.info.tile_m) * double(e.info.tile_n) / e.speed;
 }
 
 const KernelEntry* pick_persistent(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
-                                   int sms) {
+                                   int sms, int64_t batch) {
   const KernelEntry* best = nullptr;
   double best_time = 0.0;
   for (const KernelEntry* e : candidates) {
-    const double time = persistent_time(*e, m, n, k, sms);
+    const double time = persistent_time(*e, m, n, k, sms, batch);
     if (!best || time <= best_time) best = e, best_time = time;  // a tie goes to the later kernel
   }
   return best;

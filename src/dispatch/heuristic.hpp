@@ -20,8 +20,9 @@ namespace tessel {
 // impl::kSplitPartCost of depth more), the larger tile on a tie. If none
 // fills, the one with the most blocks (the smaller tile on a tie). Null for
 // no candidates.
+// batch: a strided batch of that many such calls, each candidate running it in one launch.
 const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
-                                  int sms);
+                                  int sms, int64_t batch = 1);
 
 // Persistent kernels (one block, or cluster of blocks, per SM walking the
 // tiles): the estimated time of e for an m x n x k call on `sms` SMs, in
@@ -29,11 +30,11 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
 // cluster works through (whole units in waves, or step 15's stream-K plan
 // with its fix-up cost), times the tile area of a slice, over the kernel's
 // relative speed (KernelEntry::speed: smaller tiles reuse each load less).
-double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms);
+double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t batch = 1);
 
 // The candidate with the least persistent_time (on a tie, the later one in
 // the registry). Null for no candidates.
 const KernelEntry* pick_persistent(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,
-                                   int sms);
+                                   int sms, int64_t batch = 1);
 
 }  // namespace tessel

@@ -12,13 +12,14 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kMaxGridRows = 65535;         // a 2D grid's y dimension
 constexpr int64_t kMaxTmaExtent = int64_t(1) << 31;  // TMA coordinates are 32-bit
 
-// Step 08 on the configuration `shape` (e's own or its 4-warp variant).
+// Step 08 on the configuration `shape` (e's own or its 4-warp variant); a
+// strided batch of `batch` matrices runs whole tiles only.
 LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64_t m, int64_t n, int64_t k, int sms,
-                       int64_t* busiest) {
+                       int64_t* busiest, int64_t batch = 1) {
   LaunchPlan p;
   p.k_per_split = k;
-  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
-  if (e.stream_k) {
+  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n) * batch;
+  if (e.stream_k && batch == 1) {
     const int slots = sms * e.blocks_per_sm;
     int64_t slices = 0;
     p.stream_k = impl::plan_step08_stream_k(tiles, k, shape.bk, slots, &slices, e.stream_k_cost);
@@ -29,7 +30,7 @@ LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64
     }
     return p;
   }
-  if (e.info.split_k) {
+  if (e.info.split_k && batch == 1) {
     const int64_t depth = impl::split_depth(k, impl::split_count(tiles, k, sms, impl::fill_blocks(shape), shape.bk),
                                             shape.bk);
     p.k_per_split = depth;
@@ -137,16 +138,17 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
 }
 
 // Persistent kernels: `clusters` clusters (or blocks) walk the units; step 15 shares the last waves, step 14
-// splits k where the units are few or k is deep.
-LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int clusters, int64_t* busiest) {
+// splits k where the units are few or k is deep. A strided batch of `batch` matrices: whole units only.
+LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int clusters, int64_t* busiest,
+                           int64_t batch = 1) {
   LaunchPlan p;
   p.k_per_split = k;
   p.clusters = clusters;
-  const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count();
+  const int64_t units = impl::ClusterUnits(m, n, e.info.tile_m, e.info.tile_n, e.cluster).count() * batch;
   const int64_t slices = ceil_div(std::max<int64_t>(k, 1), e.k_slice);
   int64_t time = impl::whole_units_slices(units, slices, p.clusters);
-  if (e.info.split_k) plan_persistent_split(e, m, n, k, units, slices, &p, &time);
-  if (e.stream_k) {
+  if (e.info.split_k && batch == 1) plan_persistent_split(e, m, n, k, units, slices, &p, &time);
+  if (e.stream_k && batch == 1) {
     p.stream_k = impl::plan_stream_k(units, slices, p.clusters, &time);
     if (p.stream_k.sharing > 0) {  // a slot per consumer warpgroup (64 rows of the tile) of every CTA
       p.stream_k_slots = p.clusters * e.cluster * (e.info.tile_m / 64);
@@ -162,15 +164,16 @@ int full_gpu_clusters(const KernelEntry& e, int sms) { return std::max(1, sms * 
 
 }  // namespace
 
-LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t* busiest) {
+LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t* busiest,
+                         int64_t batch) {
   k = std::max<int64_t>(k, 1);
   // The estimates assume a whole GPU: a cluster per `cluster` SMs.
-  if (e.persistent) return plan_persistent(e, m, n, k, full_gpu_clusters(e, sms), busiest);
-  if (e.info.ladder_step == 8) return plan_step08(e, e.simt, m, n, k, sms, busiest);
+  if (e.persistent) return plan_persistent(e, m, n, k, full_gpu_clusters(e, sms), busiest, batch);
+  if (e.info.ladder_step == 8) return plan_step08(e, e.simt, m, n, k, sms, busiest, batch);
   LaunchPlan p;  // one block per tile (and part of k)
   p.k_per_split = k;
-  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n);
-  if (e.info.split_k && e.info.max_m == 0) plan_tile_split(e, m, n, k, tiles, sms, &p);
+  const int64_t tiles = ceil_div(m, e.info.tile_m) * ceil_div(n, e.info.tile_n) * batch;
+  if (e.info.split_k && e.info.max_m == 0 && batch == 1) plan_tile_split(e, m, n, k, tiles, sms, &p);
   if (busiest) {  // counted block by block: these kernels run at full speed with one block an SM
     const int64_t depth = p.splits > 1 ? p.k_per_split + impl::kSplitPartCost : k;
     *busiest = impl::busiest_sm_blocks(tiles * p.splits, sms, 1) * depth;
@@ -178,10 +181,18 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   return p;
 }
 
+bool runs_batch(const KernelEntry& e, const GemmArgs& a) {
+  return a.batch > 1 && e.info.batched && !a.epilogue.any() && a.batch < kMaxTmaExtent;  // a TMA coordinate
+}
+
 Realign realign_for(const GemmArgs& a) {
   if (a.k == 0 || a.alpha == 0.0f) return {};
   const size_t bytes = size_of(a.precision.ab);
-  Realign r{!impl::in_16_byte_units(a.A, a.lda, bytes), !impl::in_16_byte_units(a.B, a.ldb, bytes)};
+  // Every matrix of a batch: the strides too.
+  const auto units = [&](const void* p, int64_t ld, int64_t stride) {
+    return impl::in_16_byte_units(p, ld, bytes) && (a.batch <= 1 || stride * int64_t(bytes) % 16 == 0);
+  };
+  Realign r{!units(a.A, a.lda, a.stride_a), !units(a.B, a.ldb, a.stride_b)};
   const double copied = double(bytes) * ((r.a ? double(a.m) * double(a.k) : 0.0) +
                                          (r.b ? double(a.k) * double(a.n) : 0.0));
   // FP8 has only TMA-fed kernels: an operand not in 16-byte units is always copied.
@@ -204,16 +215,17 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
   }
   LaunchPlan p;
   impl::SimtShape shape = e->simt;
+  const int64_t batch = runs_batch(*e, a) ? a.batch : 1;  // matrices of one launch
   if (e->info.ladder_step == 8) {
-    p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr);
+    p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr, batch);
     p.launch = e->launch;
     if (e->four_warps != nullptr) {  // few 2-warp blocks an SM: 4-warp blocks hide loads better
       const bool transposing = a.opA == Op::N || a.opB == Op::T;
       const int most = transposing ? impl::kFourWarpSplitMostBlocksTransposing : impl::kFourWarpSplitMostBlocks;
-      const int64_t tiles = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n);
+      const int64_t tiles = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n) * batch;
       if (tiles * p.splits <= int64_t(most) * sms) {
         shape = e->four_warps_simt;
-        p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr);
+        p = plan_step08(*e, shape, a.m, a.n, a.k, sms, nullptr, batch);
         p.launch = e->four_warps;
       }
     }
@@ -222,17 +234,17 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
     if (int resident = 0; e->resident != nullptr && e->resident(&resident) == cudaSuccess && resident > 0) {
       clusters = resident;
     }
-    p = plan_persistent(*e, a.m, a.n, a.k, clusters, nullptr);
+    p = plan_persistent(*e, a.m, a.n, a.k, clusters, nullptr, batch);
     p.launch = e->launch;
   } else if (e->info.max_m > 0) {
     p = plan_small_m(*e, a, sms);
     p.launch = e->launch;
   } else {
-    p = plan_schedule(*e, a.m, a.n, a.k, sms);
+    p = plan_schedule(*e, a.m, a.n, a.k, sms, nullptr, batch);
     p.launch = e->launch;
   }
 
-  // Operands copied transposed first.
+  // Operands copied transposed first (a batch in one launch: all its matrices at once).
   switch (e->copies) {
     case Copies::kNone:
       break;
@@ -241,14 +253,16 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
         p.copy_a = a.opA == Op::N && impl::copy_fits(a.m, a.k);
         p.copy_b = a.opB == Op::T && impl::copy_fits(a.n, a.k);
       } else {
-        const double flops = 2.0 * double(a.m) * double(a.n) * double(a.k);
-        const int64_t blocks = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n) * p.splits;
+        const double flops = 2.0 * double(a.m) * double(a.n) * double(a.k) * double(batch);
+        const int64_t blocks = ceil_div(a.m, e->info.tile_m) * ceil_div(a.n, e->info.tile_n) * p.splits * batch;
         const int64_t slots = int64_t(sms) * shape.min_blocks;
         const bool split = p.splits > 1;
-        p.copy_a = a.opA == Op::N &&
-                   impl::copy_pays(flops, a.m, a.k, blocks, slots, impl::register_path(shape, false, split));
-        p.copy_b = a.opB == Op::T &&
-                   impl::copy_pays(flops, a.n, a.k, blocks, slots, impl::register_path(shape, true, split));
+        // A batch's copies: every matrix of the operand (one where it is shared).
+        const int64_t copies_a = a.stride_a != 0 ? batch : 1, copies_b = a.stride_b != 0 ? batch : 1;
+        p.copy_a = a.opA == Op::N && impl::copy_pays(flops, a.m * copies_a, a.k, blocks, slots,
+                                                     impl::register_path(shape, false, split));
+        p.copy_b = a.opB == Op::T && impl::copy_pays(flops, a.n * copies_b, a.k, blocks, slots,
+                                                     impl::register_path(shape, true, split));
       }
       break;
     case Copies::kTransposing:

@@ -14,8 +14,9 @@ namespace tessel {
 // split-k parts, the stream-K plan, a persistent kernel's clusters, the
 // stream-K workspace. *busiest: the estimated slice times (or k-depth for
 // split-k) of the busiest SM's or cluster's work, for the estimates.
+// A strided batch of `batch` such calls that e runs in one launch: whole tiles only.
 impl::LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms,
-                               int64_t* busiest = nullptr);
+                               int64_t* busiest = nullptr, int64_t batch = 1);
 
 // The operands of a call that auto-dispatch copies with their rows in
 // 16-byte units before an aligned kernel reads them: those whose pointer or
@@ -24,6 +25,12 @@ struct Realign {
   bool a = false, b = false;
 };
 Realign realign_for(const GemmArgs& a);
+
+// Whether e runs the strided batch of call a (a.batch > 1) in one launch
+// (after the operand copies it needs, all matrices at once): it walks batches
+// (KernelInfo::batched) and there is no epilogue pass; else dispatch runs it
+// a matrix at a time.
+bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=
 // 0) on entry e: the configuration it runs on (e's, its 4-warp variant, or

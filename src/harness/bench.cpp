@@ -120,9 +120,15 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       a.precision = o.precision;
       a.allow_atomics = o.allow_atomics;
       const DType ab = o.precision.ab, ct = o.precision.c;
-      // Operands made on the GPU (host-made ones took seconds a row at the suites' sizes).
-      const size_t count_a = size_t(stored_rows_a(layout) * a.lda), count_b = size_t(stored_rows_b(layout) * a.ldb),
-                   count_c = size_t(shape.m * a.ldc);
+      // Operands made on the GPU (host-made ones took seconds a row at the suites' sizes); a batch's
+      // matrices one after another.
+      const int64_t batch = o.batch;
+      a.batch = batch;
+      a.stride_a = stored_rows_a(layout) * a.lda, a.stride_b = o.share_b ? 0 : stored_rows_b(layout) * a.ldb;
+      a.stride_c = shape.m * a.ldc;
+      const size_t count_a = size_t(a.stride_a * batch),
+                   count_b = size_t(o.share_b ? stored_rows_b(layout) * a.ldb : a.stride_b * batch),
+                   count_c = size_t(a.stride_c * batch);
       DeviceBuffer<uint8_t> dA(count_a * size_of(ab)), dB(count_b * size_of(ab)), dC0(count_c * size_of(ct)),
           dC(dC0.size()), dRef(dC0.size());
       fill_device(dA.get(), ab, count_a, o.seed);
@@ -228,8 +234,8 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       std::optional<Summary> alone;
       auto untimed_row = [&](BenchRow row, const char* status, std::string note) {
         if (!alone) alone = time_launches({reference}, flush, o)[0];
-        row.status = status, row.note = std::move(note);
-        row.ref_ms = *alone, row.ref_tflops = tflops(shape.m, shape.n, shape.k, alone->median);
+        row.status = status, row.note = std::move(note), row.batch = batch;
+        row.ref_ms = *alone, row.ref_tflops = tflops(shape.m * batch, shape.n, shape.k, alone->median);
         rows.push_back(std::move(row));
         if (on_row) on_row(rows.back());
       };
@@ -251,8 +257,9 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                       st.ok() ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : st.message());
           continue;
         }
-        const Comparison cmp = compare_device(dC.get(), dRef.get(), shape.m, shape.n, a.ldc, ct);
+        const Comparison cmp = compare_device(dC.get(), dRef.get(), shape.m * batch, shape.n, a.ldc, ct);
         row.rel_err = cmp.rel_err;
+        row.batch = batch;
         const double tol = tolerance(o.precision, shape.k);
         if (cmp.nonfinite > 0 || !(row.rel_err <= tol)) {
           untimed_row(row, "FAILED",
@@ -272,10 +279,10 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
           check_cuda(cudaDeviceSynchronize(), "reference");
           row.ref_err = compare_device(dC.get(), dRef.get(), shape.m, shape.n, a.ldc, ct).rel_err;
         }
-        row.tflops = tflops(shape.m, shape.n, shape.k, row.ms.median);
-        row.ref_tflops = tflops(shape.m, shape.n, shape.k, row.ref_ms.median);
+        row.tflops = tflops(shape.m * batch, shape.n, shape.k, row.ms.median);
+        row.ref_tflops = tflops(shape.m * batch, shape.n, shape.k, row.ref_ms.median);
         row.ratio = row.ref_tflops > 0 ? row.tflops / row.ref_tflops : 0;
-        row.gbs = call_bytes(shape, o.precision, o.beta) / (row.ms.median * 1e-3) / 1e9;
+        row.gbs = double(batch) * call_bytes(shape, o.precision, o.beta) / (row.ms.median * 1e-3) / 1e9;
         row.copy_gbs = copy_gbs;
         rows.push_back(std::move(row));
         if (on_row) on_row(rows.back());

@@ -30,6 +30,11 @@ struct BenchOptions {
   EpilogueSpec epilogue;
   bool fused_reference = false;
   bool block_scales = false;  // FP8: block scales (powers of two) instead of per-tensor ones
+  // A strided batch of this many GEMMs per call (16-bit and FP32 precisions, no epilogue): the
+  // matrices stacked without gaps, the reference cuBLAS's strided-batched GEMM; times and TFLOP/s
+  // are of the whole batch.
+  int64_t batch = 1;
+  bool share_b = false;        // the batch's GEMMs share one B (stride_b = 0)
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)
@@ -56,6 +61,7 @@ struct BenchRow {
   double copy_gbs = 0;         // a device-to-device copy's bytes read + written / time, measured in the same run
   double ref_err = 0;          // the timed reference's own error against the checked result (FP8: cuBLASLt's
                                // FP8 GEMM against cuBLAS on the widened operands; else 0: they are one)
+  int64_t batch = 1;           // GEMMs per call (BenchOptions::batch)
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;

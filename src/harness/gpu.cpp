@@ -151,6 +151,27 @@ GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
 }
 
 void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
+  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  if (a.batch > 1) {  // the strided batch in one call
+    if (is_fp8(a.precision.ab)) throw std::invalid_argument("Cublas::gemm: an FP8 batch has no reference");
+    check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+    if (is_sgemm(a.precision)) {
+      check_cublas(cublasSgemmStridedBatched_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha,
+                                                static_cast<const float*>(a.B), a.ldb, a.stride_b,
+                                                static_cast<const float*>(a.A), a.lda, a.stride_a, &a.beta,
+                                                static_cast<float*>(a.C), a.ldc, a.stride_c, a.batch),
+                   "cublasSgemmStridedBatched_64");
+      return;
+    }
+    const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+    const cublasComputeType_t compute =
+        a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    check_cublas(cublasGemmStridedBatchedEx_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, ab, a.ldb,
+                                               a.stride_b, a.A, ab, a.lda, a.stride_a, &a.beta, a.C, c, a.ldc,
+                                               a.stride_c, a.batch, compute, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmStridedBatchedEx_64");
+    return;
+  }
   if (is_sgemm(a.precision)) {
     sgemm(SgemmArgs{a.opA, a.opB, a.m, a.n, a.k, a.alpha, static_cast<const float*>(a.A), a.lda,
                     static_cast<const float*>(a.B), a.ldb, a.beta, static_cast<float*>(a.C), a.ldc},
@@ -161,7 +182,6 @@ void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
     gemm(widened(a, stream), stream);
     return;
   }
-  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
   const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
   const cublasComputeType_t compute =
       a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;

@@ -12,11 +12,6 @@
 #include "harness/typed.hpp"
 
 namespace tessel::harness {
-namespace {
-
-constexpr int64_t kGuard = 64;                  // poisoned elements past each array's end
-constexpr uint32_t kUnwrittenBits = 0x7fc00000; // C's elements when beta == 0: NaN, must be overwritten
-constexpr uint32_t kGuardBits = 0x7fc0beef;     // padding and guards: NaN, must stay as they are
 
 float from_bits(uint32_t bits) {
   float f;
@@ -24,8 +19,6 @@ float from_bits(uint32_t bits) {
   return f;
 }
 
-// rows x cols row-major with leading dimension ld, plus kGuard trailing elements:
-// random inside (values `type` holds exactly), kGuardBits NaN in the padding columns and the guard.
 std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t seed, DType type) {
   std::vector<float> v(size_t(rows * ld + kGuard));
   fill_random(v, seed);
@@ -35,6 +28,8 @@ std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t
   std::fill(v.begin() + rows * ld, v.end(), guard);
   return v;
 }
+
+namespace {
 
 // The device arrays of one case, kept per host thread and only ever grown:
 // a cudaFree per case would wait for the whole GPU, every thread's work.

@@ -62,6 +62,14 @@ struct VerifyResult {
   std::string reason;        // why it failed; empty when passed
 };
 
+inline constexpr int64_t kGuard = 64;                  // poisoned elements past each array's end
+inline constexpr uint32_t kUnwrittenBits = 0x7fc00000; // C's elements when beta == 0: NaN, must be overwritten
+inline constexpr uint32_t kGuardBits = 0x7fc0beef;     // padding and guards: NaN, must stay as they are
+float from_bits(uint32_t bits);
+// rows x cols row-major with leading dimension ld, plus kGuard trailing elements:
+// random inside (values `type` holds exactly), kGuardBits NaN in the padding columns and the guard.
+std::vector<float> make_operand(int64_t rows, int64_t cols, int64_t ld, uint64_t seed, DType type);
+
 // The relative-norm tolerance for a precision and a reduction length k.
 double tolerance(const Precision& precision, int64_t k);
 

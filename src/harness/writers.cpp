@@ -28,11 +28,11 @@ std::string utc_now_iso() {
 }
 
 std::string csv_row(const BenchRow& r) {
-  return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{},{},{:.1f},{:.1f},{:.3e}\n",
+  return fmt::format("{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f},{:.6f},{:.4f},{:.4f},{:.3e},{},{},{},{},{:.1f},{:.1f},{:.3e},{}\n",
                      csv_field(r.kernel), r.dtype, op_char(r.ops.first), op_char(r.ops.second), r.shape.m, r.shape.n,
                      r.shape.k, r.status, r.ms.median, r.ms.min, r.ms.max, r.ms.count, r.tflops, r.ref_ms.median,
                      r.ref_tflops, r.ratio, r.rel_err, csv_field(r.note), r.ran, csv_field(r.suite), r.epilogue, r.gbs, r.copy_gbs,
-                     r.ref_err);
+                     r.ref_err, r.batch);
 }
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
@@ -69,7 +69,8 @@ nlohmann::json to_json(const BenchRow& r) {
           {"ref_runs", r.ref_ms.count}, {"ref_tflops", r.ref_tflops},
           {"ratio", r.ratio},         {"rel_err", r.rel_err}, {"ref_err", r.ref_err},
           {"note", r.note},           {"ran", r.ran},       {"suite", r.suite},
-          {"epilogue", r.epilogue},   {"gbs", r.gbs},       {"copy_gbs", r.copy_gbs}};
+          {"epilogue", r.epilogue},   {"gbs", r.gbs},       {"copy_gbs", r.copy_gbs},
+          {"batch", r.batch}};
 }
 
 nlohmann::json bench_json(const RunInfo& run, const std::vector<BenchRow>& rows) {
@@ -144,12 +145,14 @@ std::string bench_header(size_t w) {
 }
 
 std::string bench_line(const BenchRow& r, size_t w) {
+  // A batch: "64 x 512x512x512".
+  const std::string shape = (r.batch > 1 ? std::to_string(r.batch) + " x " : std::string()) + to_string(r.shape);
   if (r.status == "ok") {
     return fmt::format("{:<{}} {:<3} {:>17} {:>10.4f} {:>9.2f} {:>12.2f} {:>8.1f}%  ok\n", label(r), w,
-                       to_string(r.ops), to_string(r.shape), r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
+                       to_string(r.ops), shape, r.ms.median, r.tflops, r.ref_tflops, 100.0 * r.ratio);
   }
   return fmt::format("{:<{}} {:<3} {:>17} {:>10} {:>9} {:>12.2f} {:>9}  {}: {}\n", label(r), w, to_string(r.ops),
-                     to_string(r.shape), "-", "-", r.ref_tflops, "-", r.status, r.note);
+                     shape, "-", "-", r.ref_tflops, "-", r.status, r.note);
 }
 
 std::string bench_table(const std::vector<BenchRow>& rows) {

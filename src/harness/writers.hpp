@@ -23,7 +23,7 @@ struct RunInfo {
 std::string utc_now_iso();
 
 inline constexpr const char* kCsvHeader =
-    "kernel,dtype,opA,opB,m,n,k,status,median_ms,min_ms,max_ms,runs,tflops,ref_median_ms,ref_tflops,ratio,rel_err,note,ran,suite,epilogue,gbs,copy_gbs,ref_err";
+    "kernel,dtype,opA,opB,m,n,k,status,median_ms,min_ms,max_ms,runs,tflops,ref_median_ms,ref_tflops,ratio,rel_err,note,ran,suite,epilogue,gbs,copy_gbs,ref_err,batch";
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows);
 std::string csv_row(const BenchRow& row);  // one line of write_csv's
 

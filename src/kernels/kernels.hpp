@@ -130,9 +130,11 @@ cudaError_t launch_epilogue(const float* x, int64_t ldx, float beta, void* C, in
 
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
 // dimension ld) transposed; elements of 4 bytes (FP32, each rounded to the
-// nearest tf32 if round_tf32) or 1 byte (FP8).
+// nearest tf32 if round_tf32) or 1 byte (FP8); for `matrices` such matrices
+// of a batch, src_stride and dst_stride elements apart.
 cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
-                             size_t element_bytes, bool round_tf32, cudaStream_t stream);
+                             size_t element_bytes, bool round_tf32, cudaStream_t stream, int64_t matrices = 1,
+                             int64_t src_stride = 0, int64_t dst_stride = 0);
 
 // The bytes of the workspace that copy_operands uses for a plan's copies.
 size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool realign_a, bool realign_b);
@@ -143,7 +145,9 @@ size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool r
 // (copy_b) says so, FP32 or FP8 copied transposed (launch_transpose, rounded
 // to tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
 // (realign_b) says so, copied as it is with its rows in 16-byte units
-// (realigned_ld). Either way the copy starts on a 256-byte boundary.
+// (realigned_ld). Either way the copy starts on a 256-byte boundary. A
+// strided batch's operand is copied matrix by matrix (once where its stride
+// is 0), its stride then the copies'.
 cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t stream);
 
 }  // namespace tessel::impl

@@ -51,6 +51,12 @@ struct KPart {
   int64_t depth = 0, stride = 0;
 };
 
+// A strided batch (GemmArgs::batch) on a grid's z dimension: the elements
+// between consecutive matrices of A, B and C (0: one matrix for all).
+struct MatrixStrides {
+  int64_t a = 0, b = 0, c = 0;
+};
+
 // Whether every row of a matrix starts on a 16-byte boundary: p 16-byte aligned and ld elements
 // of element_bytes a multiple of 16 bytes.
 inline bool in_16_byte_units(const void* p, int64_t ld, size_t element_bytes) {

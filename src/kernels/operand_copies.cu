@@ -31,7 +31,8 @@ constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
 template <class E, bool RoundTf32, bool Vec4>
 __global__ void __launch_bounds__(kThreads)
     transpose_kernel(const E* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, E* __restrict__ dst,
-                     int64_t ldd) {
+                     int64_t ldd, MatrixStrides batch) {
+  src += blockIdx.z * batch.a, dst += blockIdx.z * batch.c;  // matrix z of a batch
   using Vec = std::conditional_t<sizeof(E) == 4, float4, uchar4>;  // four elements
   constexpr int kPack = 4 / int(sizeof(E)), kRows = kTile * kPack;
   constexpr int kCols = Vec4 ? 128 : 32;
@@ -84,7 +85,8 @@ constexpr int kCopyPerThread = 4, kCopyColumns = kThreads * kCopyPerThread;
 template <class Bits>
 __global__ void __launch_bounds__(kThreads)
     realign_kernel(const Bits* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, Bits* __restrict__ dst,
-                   int64_t ldd) {
+                   int64_t ldd, MatrixStrides batch) {
+  src += blockIdx.z * batch.a, dst += blockIdx.z * batch.c;  // matrix z of a batch
   const int64_t c0 = int64_t(blockIdx.x) * kCopyColumns + threadIdx.x;
   for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
     Bits v[kCopyPerThread];
@@ -101,38 +103,61 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// `matrices` matrices of a batch, src_stride and dst_stride elements apart: on
+// the grid's z dimension, kMaxGridZ at a time; launch(z, src, dst) launches z of them.
+template <class Launch>
+cudaError_t each_matrices(const void* src, void* dst, size_t element_bytes, int64_t matrices, int64_t src_stride,
+                          int64_t dst_stride, Launch&& launch) {
+  for (int64_t z0 = 0; z0 < matrices; z0 += device::kMaxGridZ) {
+    const int64_t bytes = int64_t(element_bytes);
+    if (cudaError_t err = launch(unsigned(std::min(device::kMaxGridZ, matrices - z0)),
+                                 static_cast<const char*>(src) + z0 * src_stride * bytes,
+                                 static_cast<char*>(dst) + z0 * dst_stride * bytes);
+        err != cudaSuccess) {
+      return err;
+    }
+  }
+  return cudaSuccess;
+}
+
 cudaError_t launch_realign(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
-                           size_t element_bytes, cudaStream_t stream) {
+                           size_t element_bytes, cudaStream_t stream, int64_t matrices, int64_t src_stride,
+                           int64_t dst_stride) {
   const int64_t blocks = device::ceil_div(cols, int64_t(kCopyColumns));
   if (blocks > INT32_MAX) return cudaErrorInvalidValue;
-  const dim3 grid(unsigned(blocks), unsigned(std::min<int64_t>(rows, device::kMaxGridY)));
-  if (element_bytes == 1) {
-    return device::launch(realign_kernel<uint8_t>, grid, kThreads, 0, stream, static_cast<const uint8_t*>(src), rows,
-                          cols, ld, static_cast<uint8_t*>(dst), ldd);
-  }
-  if (element_bytes == 2) {
-    return device::launch(realign_kernel<uint16_t>, grid, kThreads, 0, stream, static_cast<const uint16_t*>(src), rows,
-                          cols, ld, static_cast<uint16_t*>(dst), ldd);
-  }
-  return device::launch(realign_kernel<uint32_t>, grid, kThreads, 0, stream, static_cast<const uint32_t*>(src), rows,
-                        cols, ld, static_cast<uint32_t*>(dst), ldd);
+  const MatrixStrides batch{src_stride, 0, dst_stride};
+  return each_matrices(src, dst, element_bytes, matrices, src_stride, dst_stride, [&](unsigned z, const void* s, void* d) {
+    const dim3 grid(unsigned(blocks), unsigned(std::min<int64_t>(rows, device::kMaxGridY)), z);
+    auto go = [&](auto bits) {
+      using Bits = decltype(bits);
+      return device::launch(realign_kernel<Bits>, grid, kThreads, 0, stream, static_cast<const Bits*>(s), rows, cols,
+                            ld, static_cast<Bits*>(d), ldd, batch);
+    };
+    return element_bytes == 1 ? go(uint8_t{}) : element_bytes == 2 ? go(uint16_t{}) : go(uint32_t{});
+  });
 }
 
 }  // namespace
 
 cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
-                             size_t element_bytes, bool round_tf32, cudaStream_t stream) {
+                             size_t element_bytes, bool round_tf32, cudaStream_t stream, int64_t matrices,
+                             int64_t src_stride, int64_t dst_stride) {
+  const MatrixStrides batch{src_stride, 0, dst_stride};
   auto launch = [&](auto element, auto round, auto vec4) {
     using E = decltype(element);
     constexpr int kCols = decltype(vec4)::value ? 128 : 32;
     const int64_t tiles_c = device::ceil_div(cols, kCols);
     const int64_t tiles_r = device::ceil_div(rows, int64_t(kTile) * 4 / int64_t(sizeof(E)));
     if (tiles_c > INT32_MAX) return cudaErrorInvalidValue;
-    const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)));
-    return device::launch(transpose_kernel<E, decltype(round)::value && sizeof(E) == 4, decltype(vec4)::value>, grid,
-                          kThreads, 0, stream, static_cast<const E*>(src), rows, cols, ld, static_cast<E*>(dst), ldd);
+    return each_matrices(src, dst, element_bytes, matrices, src_stride, dst_stride, [&](unsigned z, const void* s, void* d) {
+      const dim3 grid(unsigned(tiles_c), unsigned(std::min<int64_t>(tiles_r, device::kMaxGridY)), z);
+      return device::launch(transpose_kernel<E, decltype(round)::value && sizeof(E) == 4, decltype(vec4)::value>, grid,
+                            kThreads, 0, stream, static_cast<const E*>(s), rows, cols, ld, static_cast<E*>(d), ldd,
+                            batch);
+    });
   };
-  const bool vec4 = in_16_byte_units(src, ld, element_bytes);
+  // Vector loads where every matrix's rows are in 16-byte units.
+  const bool vec4 = in_16_byte_units(src, ld, element_bytes) && (matrices == 1 || src_stride * int64_t(element_bytes) % 16 == 0);
   if (element_bytes == 1) {
     return device::with_bools(false, vec4, [&](auto round, auto v) { return launch(uint8_t{}, round, v); });
   }
@@ -142,24 +167,32 @@ cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_
 namespace {
 
 // One operand as stored: rows x cols; A with op N is m x k, with op T k x m;
-// B with op N is k x n, with op T n x k. Its copy, in whole 256-byte units
-// (0 bytes when not copied): transposed, cols rows of realigned_ld(rows)
-// elements; realigned, rows of realigned_ld(cols).
+// B with op N is k x n, with op T n x k. Its copy of each of `matrices`
+// matrices, in whole 256-byte units (0 bytes when not copied): transposed,
+// cols rows of realigned_ld(rows) elements; realigned, rows of
+// realigned_ld(cols). bytes: all of them.
 struct Stored {
-  int64_t rows, cols;
-  size_t bytes;
+  int64_t rows, cols, matrices;
+  size_t each, bytes;
 };
 enum class Copy { kNone, kFlip, kRealign };
-Stored stored(Copy copy, bool outer_first, int64_t outer, int64_t k, size_t element_bytes) {
+Stored stored(Copy copy, bool outer_first, int64_t outer, int64_t k, size_t element_bytes, int64_t matrices) {
   const int64_t rows = outer_first ? outer : k, cols = outer_first ? k : outer;
   const size_t bytes = copy == Copy::kFlip      ? size_t(cols * realigned_ld(rows, element_bytes)) * element_bytes
                        : copy == Copy::kRealign ? size_t(rows * realigned_ld(cols, element_bytes)) * element_bytes
                                                 : 0;
-  return Stored{rows, cols, (bytes + 255) / 256 * 256};
+  const size_t each = (bytes + 255) / 256 * 256;
+  return Stored{rows, cols, matrices, each, each * size_t(matrices)};
 }
 Copy copy_of(bool flip, bool realign) { return flip ? Copy::kFlip : realign ? Copy::kRealign : Copy::kNone; }
-Stored stored_a(const GemmArgs& a, Copy copy) { return stored(copy, a.opA == Op::N, a.m, a.k, size_of(a.precision.ab)); }
-Stored stored_b(const GemmArgs& a, Copy copy) { return stored(copy, a.opB == Op::T, a.n, a.k, size_of(a.precision.ab)); }
+// The matrices of a batch an operand of `stride` has: one where it is shared.
+int64_t matrices(const GemmArgs& a, int64_t stride) { return a.batch > 1 && stride != 0 ? a.batch : 1; }
+Stored stored_a(const GemmArgs& a, Copy copy) {
+  return stored(copy, a.opA == Op::N, a.m, a.k, size_of(a.precision.ab), matrices(a, a.stride_a));
+}
+Stored stored_b(const GemmArgs& a, Copy copy) {
+  return stored(copy, a.opB == Op::T, a.n, a.k, size_of(a.precision.ab), matrices(a, a.stride_b));
+}
 
 }  // namespace
 
@@ -176,23 +209,28 @@ cudaError_t copy_operands(GemmArgs* args, const LaunchPlan& plan, cudaStream_t s
   if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kOperands, &ws); err != cudaSuccess) {
     return err;
   }
-  auto copy = [&](Copy how, const Stored& s, const void*& ptr, int64_t& ld, Op& op, void* dst) {
+  auto copy = [&](Copy how, const Stored& s, const void*& ptr, int64_t& ld, int64_t& stride, Op& op, void* dst) {
+    const int64_t each = int64_t(s.each / element_bytes);  // the copies' stride
     if (how == Copy::kRealign) {
       const int64_t ldd = realigned_ld(s.cols, element_bytes);
-      const cudaError_t err = launch_realign(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, stream);
-      if (err == cudaSuccess) ptr = dst, ld = ldd;
+      const cudaError_t err =
+          launch_realign(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, stream, s.matrices, stride, each);
+      if (err == cudaSuccess) ptr = dst, ld = ldd, stride = s.matrices > 1 ? each : 0;
       return err;
     }
     const int64_t ldd = realigned_ld(s.rows, element_bytes);
-    const cudaError_t err = launch_transpose(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, plan.round_tf32, stream);
-    if (err == cudaSuccess) ptr = dst, ld = ldd, op = op == Op::N ? Op::T : Op::N;
+    const cudaError_t err = launch_transpose(ptr, s.rows, s.cols, ld, dst, ldd, element_bytes, plan.round_tf32, stream,
+                                             s.matrices, stride, each);
+    if (err == cudaSuccess) ptr = dst, ld = ldd, stride = s.matrices > 1 ? each : 0, op = op == Op::N ? Op::T : Op::N;
     return err;
   };
   void* const b_copy = static_cast<char*>(ws) + a.bytes;
   if (copy_a != Copy::kNone) {
-    if (cudaError_t err = copy(copy_a, a, args->A, args->lda, args->opA, ws); err != cudaSuccess) return err;
+    if (cudaError_t err = copy(copy_a, a, args->A, args->lda, args->stride_a, args->opA, ws); err != cudaSuccess) {
+      return err;
+    }
   }
-  return copy_b != Copy::kNone ? copy(copy_b, b, args->B, args->ldb, args->opB, b_copy) : cudaSuccess;
+  return copy_b != Copy::kNone ? copy(copy_b, b, args->B, args->ldb, args->stride_b, args->opB, b_copy) : cudaSuccess;
 }
 
 }  // namespace tessel::impl

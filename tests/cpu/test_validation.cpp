@@ -206,3 +206,62 @@ TEST(Validation, Fp8ScalesAreChecked) {
   EXPECT_EQ(tessel::size_of(tessel::DType::kE4M3), 1u);
   EXPECT_STREQ(tessel::to_string(tessel::DType::kE5M2), "e5m2");
 }
+
+namespace {
+
+// A strided batch of good()'s GEMM, stacked.
+tessel::GemmArgs batch_of(int64_t batch) {
+  tessel::GemmArgs a = tessel::to_gemm(good());
+  a.batch = batch, a.stride_a = 4 * 6, a.stride_b = 6 * 5, a.stride_c = 4 * 5;
+  return a;
+}
+
+void expect_invalid_gemm(const tessel::GemmArgs& a, const std::string& needle) {
+  const tessel::Status s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find(needle), std::string::npos) << "message: " << s.message() << "\nexpected: " << needle;
+}
+
+TEST(Validation, BatchCountAndStridesAreNamed) {
+  tessel::GemmArgs a = batch_of(-1);
+  expect_invalid_gemm(a, "batch = -1 must be >= 0");
+  a = batch_of(3);
+  a.stride_b = -5;
+  expect_invalid_gemm(a, "stride_b = -5 must be >= 0");
+  a = batch_of(3);
+  a.stride_a = std::numeric_limits<int64_t>::max() / 2;
+  expect_invalid_gemm(a, "stride_a = ");
+  // batch 0: nothing to do, even with null pointers.
+  a = batch_of(0);
+  a.A = a.B = a.C = nullptr;
+  EXPECT_TRUE(tessel::gemm(a).ok()) << tessel::gemm(a).message();
+}
+
+TEST(Validation, BatchOutputsMustNotOverlap) {
+  tessel::GemmArgs a = batch_of(3);
+  a.stride_c = 19;  // C is 4 x 5 with ldc 5: the next matrix starts inside this one
+  expect_invalid_gemm(a, "stride_c = 19 makes the batch's C matrices overlap");
+  a.stride_c = 0;
+  expect_invalid_gemm(a, "stride_c = 0 makes the batch's C matrices overlap");
+  // Side by side in each row: ldc spans the three matrices.
+  a.ldc = 15, a.stride_c = 5;
+  EXPECT_EQ(tessel::gemm(a).message().find("overlap"), std::string::npos) << tessel::gemm(a).message();
+  a.ldc = 14;  // the third matrix's rows run into the next row
+  expect_invalid_gemm(a, "stride_c = 5 makes the batch's C matrices overlap");
+  // Shared operands (stride 0) are fine.
+  a = batch_of(3);
+  a.stride_a = a.stride_b = 0;
+  EXPECT_EQ(tessel::gemm(a).code() == StatusCode::kInvalidArgument, false) << tessel::gemm(a).message();
+}
+
+TEST(Validation, BatchRefusesPerCallExtras) {
+  tessel::GemmArgs a = batch_of(2);
+  a.epilogue.pre_activation = fake(0x5000), a.epilogue.ld_pre = 5;
+  expect_invalid_gemm(a, "epilogue.pre_activation with batch = 2");
+  a = batch_of(2);
+  a.precision = {tessel::DType::kE4M3, tessel::DType::kBF16, tessel::Compute::kF32};
+  a.block_scales = {reinterpret_cast<const float*>(0x6000), 1, 1, reinterpret_cast<const float*>(0x7000), 1, 1};
+  expect_invalid_gemm(a, "block_scales with batch = 2");
+}
+
+}  // namespace

@@ -53,8 +53,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
   auto load = [&](int s, int slice) {
     sm90::bar_expect_bytes(&full[s], Ops::kStageBytes);
-    Ops::A::load(smem.a(s), &map_a, &full[s], m0, slice * sm90::kSliceK);
-    Ops::B::load(smem.b(s), &map_b, &full[s], n0, slice * sm90::kSliceK);
+    Ops::A::load(smem.a(s), &map_a, &full[s], m0, slice * sm90::kSliceK, 0);
+    Ops::B::load(smem.b(s), &map_b, &full[s], n0, slice * sm90::kSliceK, 0);
   };
   if (tid == 0) {
     for (int s = 0; s < S; ++s) sm90::bar_init(&full[s], 1);

@@ -116,7 +116,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
     if (sk.sharing == 0) {  // whole units only: step 14's schedule, results held as there
       consume_tiles<T, N>(p, &map_c, tma_store, smem, ring, consumer, t, cluster, sk.whole, clusters,
-                          [&](int u, int& m0, int& n0, SliceScales&) { return tiles.origin(u, rank, m0, n0), slices; });
+                          [&](int u, int& m0, int& n0, int&, SliceScales&) {
+                            return tiles.origin(u, rank, m0, n0), slices;
+                          });
     } else {
       float acc[N];
       StoreState store;
@@ -137,7 +139,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         int m0, n0;
         tiles.origin(u, rank, m0, n0);
-        store_result(p, &map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
+        store_result(p, &map_c, tma_store, acc, m0 + row0, n0, 0, t, smem, consumer, store);
       });
     }
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done

@@ -25,28 +25,38 @@ struct KParts {
   int64_t m;
 };
 
+// A strided batch: `count` matrices of C, each walked as a whole call; A's
+// and B's matrices advance with C's unless that operand is broadcast (a, b false).
+struct Batches {
+  int count;
+  bool a, b;
+};
+
 // Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
 // kernel of its own so that per-tensor calls carry none of it.
 template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
-                   KParts parts) {
+                   KParts parts, Batches batches) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
   init_ring(smem, Cfg::kConsumers);
 
-  // The cluster walks work items: cluster tiles (ClusterTiles) part by part;
-  // this CTA takes tile `rank` of each.
+  // The cluster walks work items: cluster tiles (ClusterTiles) part by part,
+  // matrix by matrix; this CTA takes tile `rank` of each.
   const int rank = int(sm90::cluster_rank());
   const ClusterTiles<Cfg> tiles(parts.m, p.n);
-  const int cluster_tiles = int(tiles.count()), items = cluster_tiles * parts.count;
+  const int cluster_tiles = int(tiles.count()), per_matrix = cluster_tiles * parts.count;
+  const int items = per_matrix * batches.count;
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
-  // Item w: its tile's corner, its k-slices [k0, k1); returns its part.
-  auto item = [&](int w, int& m0, int& n0, int& k0, int& k1) {
+  // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its part.
+  auto item = [&](int w, int& matrix, int& m0, int& n0, int& k0, int& k1) {
+    matrix = w / per_matrix;
+    w -= matrix * per_matrix;
     const int part = w / cluster_tiles;
     tiles.origin(w - part * cluster_tiles, rank, m0, n0);
     k0 = part * parts.slices, k1 = min(slices, k0 + parts.slices);
@@ -59,9 +69,10 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       for (int w = first; w < items; w += stride) {
-        int m0, n0, k0, k1;
-        item(w, m0, n0, k0, k1);
-        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank);
+        int matrix, m0, n0, k0, k1;
+        item(w, matrix, m0, n0, k0, k1);
+        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank, batches.a ? matrix : 0,
+                     batches.b ? matrix : 0);
       }
       producer_tail(smem, ring);
     }
@@ -69,9 +80,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                   [&](int w, int& m0, int& n0, SliceScales& scales) {
+                                   [&](int w, int& m0, int& n0, int& matrix, SliceScales& scales) {
                                      int k0, k1;
-                                     const int part = item(w, m0, n0, k0, k1);
+                                     const int part = item(w, matrix, m0, n0, k0, k1);
                                      if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
                                        const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
                                        scales = SliceScales(p, parts.m, int64_t(m0) + row, n0, k0);
@@ -94,10 +105,12 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   GemmArgs out;  // where the kernel's results go: C, or the split-k parts stacked by rows
   if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
   if (plan.splits > 1) {
+    if (a.batch > 1) return cudaErrorInvalidValue;  // the plan splits no batch
     parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
     out.m = plan.splits * plan.part_rows;
   }
-  const int64_t items = cluster_tiles * parts.count;
+  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0};
+  const int64_t items = cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
   auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
   int clusters = 0;
@@ -110,7 +123,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
   if (cudaError_t err =
           launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T, Out>(out), tma_store,
-                                parts);
+                                parts, batches);
       err != cudaSuccess) {
     return err;
   }

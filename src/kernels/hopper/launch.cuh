@@ -86,20 +86,25 @@ struct ClusterTiles : ClusterUnits {
 // The largest m, n, k a tensor map coordinate (int32) reaches.
 constexpr int64_t kMaxTmaExtent = INT32_MAX - 256;
 
-// Builds the tensor maps of A and B for Ops (the layouts of one op pair).
+// Builds the tensor maps of A and B for Ops (the layouts of one op pair):
+// rank 3, the third coordinate the matrix of a strided batch (one matrix
+// where the call has no batch, or broadcasts that operand: stride 0).
 template <class Ops, bool TA, bool TB>
 cudaError_t make_operand_maps(const GemmArgs& a, CUtensorMap* map_a, CUtensorMap* map_b) {
-  if (a.m > kMaxTmaExtent || a.n > kMaxTmaExtent || a.k > kMaxTmaExtent) return cudaErrorInvalidValue;
+  if (a.m > kMaxTmaExtent || a.n > kMaxTmaExtent || a.k > kMaxTmaExtent || a.batch > kMaxTmaExtent) {
+    return cudaErrorInvalidValue;
+  }
   const DType ab = a.precision.ab;
   const bool tf32 = a.precision.compute == Compute::kTF32;
+  const int64_t batch_a = a.stride_a != 0 ? a.batch : 1, batch_b = a.stride_b != 0 ? a.batch : 1;
   // A: op N stored m x k; op T stored k x m. B: op N stored k x n; op T stored n x k.
-  if (cudaError_t err = make_tensor_map(map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, Ops::A::kBoxInner,
-                                        Ops::A::kBoxOuter, tf32);
+  if (cudaError_t err = make_batched_tensor_map(map_a, a.A, ab, TA ? a.m : a.k, TA ? a.k : a.m, a.lda, batch_a,
+                                                a.stride_a, Ops::A::kBoxInner, Ops::A::kBoxOuter, tf32);
       err != cudaSuccess) {
     return err;
   }
-  return make_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, Ops::B::kBoxInner, Ops::B::kBoxOuter,
-                         tf32);
+  return make_batched_tensor_map(map_b, a.B, ab, TB ? a.k : a.n, TB ? a.n : a.k, a.ldb, batch_b, a.stride_b,
+                                 Ops::B::kBoxInner, Ops::B::kBoxOuter, tf32);
 }
 
 // The cluster launch attribute of Ops (clusters of Ops::kCluster CTAs along x).
@@ -197,16 +202,19 @@ cudaError_t launch_tiled(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
   });
 }
 
-// The TMA-store epilogue's tensor map over C, in *map, when this call can
-// use it (*tma_store): C, ldc and n in 16-byte units. A TMA store writes
+// The TMA-store epilogue's tensor map over C (rank 3: the matrices of a
+// strided batch), in *map, when this call can use it (*tma_store): C, ldc,
+// n and the batch stride in 16-byte units. A TMA store writes
 // whole 16-byte pieces, so a row that ends inside one would overwrite the
 // elements after it (measured: n = 7 bf16 wrote the 8th element of each
 // row). Boxes of 16 rows (one warp's) x 128 bytes.
 inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma_store) {
   const size_t c_size = size_of(a.precision.c);
-  *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0;
+  *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0 &&
+               (a.batch == 1 || a.stride_c * c_size % 16 == 0);
   *map = CUtensorMap{};
-  return *tma_store ? make_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, int(128 / c_size), kStoreBoxRows)
+  return *tma_store ? make_batched_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, a.batch, a.stride_c,
+                                              int(128 / c_size), kStoreBoxRows)
                     : cudaSuccess;
 }
 

@@ -22,19 +22,20 @@
 namespace tessel::impl {
 
 // Loads k-slices k0..k1-1 of the tile at (m0, n0) into the ring (rank:
-// this CTA's rank in its cluster).
+// this CTA's rank in its cluster; matrix_a, matrix_b: the matrices of A and B
+// in a strided batch).
 template <class Ops, int S>
 __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const CUtensorMap* map_a,
                                              const CUtensorMap* map_b, device::sm90::Ring<S>& ring, int m0, int n0,
-                                             int k0, int k1, int rank = 0) {
+                                             int k0, int k1, int rank = 0, int matrix_a = 0, int matrix_b = 0) {
   namespace sm90 = device::sm90;
   for (int kt = k0; kt < k1; ++kt, ring.next()) {
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
     constexpr uint16_t kAll = (1u << Ops::kCluster) - 1;  // multicast to every CTA of the cluster
-    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, rank, kAll);
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK, matrix_a);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, matrix_b, rank, kAll);
   }
 }
 
@@ -191,21 +192,23 @@ struct ChunkStore {
   const CUtensorMap* map_c;
   char* region0;     // the warp's box in buffer 0
   uint64_t* loaded;  // the warp's two C-loaded barriers
-  int lane, box_row, col0;
+  int lane, box_row, col0, matrix;
 
-  __device__ ChunkStore(const CUtensorMap* map, char* buffers, uint64_t* c_loaded, int row0, int col0_, int t)
+  __device__ ChunkStore(const CUtensorMap* map, char* buffers, uint64_t* c_loaded, int row0, int col0_, int matrix_,
+                        int t)
       : map_c(map),
         region0(buffers + t / 32 * kStoreBoxBytes),
         loaded(c_loaded + 2 * (t / 32)),
         lane(t % 32),
         box_row(row0 + kStoreBoxRows * (t / 32)),
-        col0(col0_) {}
+        col0(col0_),
+        matrix(matrix_) {}
   __device__ char* region(int b) const { return region0 + b * kStoreBufferBytes; }
   __device__ bool leader() const { return lane == 0; }
   // Lane 0: chunk c of the warp's rows of C into buffer b.
   __device__ void load_c(int c, int b) const {
     device::sm90::bar_expect_bytes(&loaded[b], kStoreBoxBytes);
-    device::sm90::tma_load(region(b), map_c, &loaded[b], col0 + c * kChunkCols, box_row);
+    device::sm90::tma_load(region(b), map_c, &loaded[b], col0 + c * kChunkCols, box_row, matrix);
   }
   // With beta != 0: lane 0 loads the first two chunks of C (both buffers free first).
   __device__ void load_first(int chunks, const StoreState& state) const {
@@ -259,7 +262,7 @@ struct ChunkStore {
     sm90::fence_to_async_proxy();
     __syncwarp();  // the chunk is written
     if (leader()) {
-      sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, box_row);
+      sm90::tma_store(map_c, buffer, col0 + c * kChunkCols, box_row, matrix);
       sm90::bulk_commit();
       if (read_c && c + 2 < chunks) {
         sm90::bulk_wait_read<0>();  // the store has read the buffer
@@ -274,11 +277,11 @@ struct ChunkStore {
 // alpha * acc (+ beta * C) rounded to CT.
 template <class CT, class P, int N>
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap* map_c, const P& p,
-                                               const float (&acc)[N], int row0, int col0, int t, char* buffers,
-                                               uint64_t* c_loaded, StoreState& state) {
+                                               const float (&acc)[N], int row0, int col0, int matrix, int t,
+                                               char* buffers, uint64_t* c_loaded, StoreState& state) {
   using W = ChunkStore<CT>;
   constexpr int kChunks = N / 2 / W::kPairs;
-  const W w(map_c, buffers, c_loaded, row0, col0, t);
+  const W w(map_c, buffers, c_loaded, row0, col0, matrix, t);
   const bool read_c = p.beta != 0.0f;
   if (read_c) w.load_first(kChunks, state);
 #pragma unroll
@@ -303,7 +306,7 @@ struct HeldTile {
   using W = ChunkStore<CT>;
   static constexpr int kChunks = N / 2 / W::kPairs;
   uint32_t words[N / 2];
-  int row0 = 0, col0 = 0;
+  int row0 = 0, col0 = 0, matrix = 0;
   bool held = false;
 
   // Whether the call's results can be held: TMA stores of C in this type, no beta * C to add.
@@ -311,18 +314,18 @@ struct HeldTile {
   __device__ static bool takes(const P& p, bool tma_store) {
     return tma_store && !p.c_f32 && p.beta == 0.0f;
   }
-  __device__ void hold(float alpha, const float (&acc)[N], int row, int col) {
+  __device__ void hold(float alpha, const float (&acc)[N], int row, int col, int mat) {
 #pragma unroll
     for (int j = 0; j < N / 2; ++j) {
       const typename W::Pair v = device::to_pair<CT>(alpha * acc[2 * j], alpha * acc[2 * j + 1]);
       words[j] = *reinterpret_cast<const uint32_t*>(&v);
     }
-    row0 = row, col0 = col, held = true;
+    row0 = row, col0 = col, matrix = mat, held = true;
   }
   // Chunk c of the held tile, if one is held (the last chunk lets it go).
   __device__ void store(int c, const CUtensorMap* map_c, int t, char* buffers, uint64_t* c_loaded, StoreState& state) {
     if (!held) return;
-    const W w(map_c, buffers, c_loaded, row0, col0, t);
+    const W w(map_c, buffers, c_loaded, row0, col0, matrix, t);
     w.store(c, kChunks, false, state, [&](int j, typename W::Pair) {
       return *reinterpret_cast<const typename W::Pair*>(&words[j]);
     });
@@ -334,32 +337,35 @@ struct HeldTile<CT, N, false> {
   static constexpr int kChunks = 0;
   template <class P>
   __device__ static bool takes(const P&, bool) { return false; }
-  __device__ void hold(float, const float (&)[N], int, int) {}
+  __device__ void hold(float, const float (&)[N], int, int, int) {}
   __device__ void store(int, const CUtensorMap*, int, char*, uint64_t*, StoreState&) {}
 };
 
 // The epilogue of steps 14 and 15 for consumer warpgroup `consumer` (thread
-// t of 128): its 64 x 2N block of C at (i0, j0) through shared memory and TMA
-// stores when tma_store (`state` carried across tiles), else stored from
-// registers.
+// t of 128): its 64 x 2N block of C at (i0, j0) of matrix `matrix` through
+// shared memory and TMA stores when tma_store (`state` carried across tiles),
+// else stored from registers.
 template <class P, class Ops, int S, int N>
 __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_c, bool tma_store,
-                                             const float (&acc)[N], int i0, int j0, int t,
+                                             const float (&acc)[N], int i0, int j0, int matrix, int t,
                                              const Sm90Smem<Ops, S>& smem, int consumer, StoreState& state) {
   if (!tma_store) {
-    store_tile(p, acc, i0, j0, t);
+    P q = p;  // the matrix's C
+    q.C = static_cast<char*>(p.C) + matrix * p.stride_c * int64_t(p.c_f32 ? sizeof(float) : sizeof(typename P::C16));
+    store_tile(q, acc, i0, j0, t);
   } else if (p.c_f32) {
-    store_tile_tma<float>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer), state);
+    store_tile_tma<float>(map_c, p, acc, i0, j0, matrix, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
+                          state);
   } else {
-    store_tile_tma<typename P::C16>(map_c, p, acc, i0, j0, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
-                                    state);
+    store_tile_tma<typename P::C16>(map_c, p, acc, i0, j0, matrix, t, smem.store_buffers(consumer),
+                                    smem.c_loaded(consumer), state);
   }
 }
 
 // One consumer warpgroup (thread t of 128) of the CTA's work items first,
-// first + stride, ... below end (item(w, m0, n0, scales): the corner its results go
-// to and, for FP8 block scales, the thread's SliceScales; it returns the item's
-// k-slices), each multiplied and stored. With 16-bit C,
+// first + stride, ... below end (item(w, m0, n0, matrix, scales): the corner
+// and batch matrix its results go to and, for FP8 block scales, the thread's
+// SliceScales; it returns the item's k-slices), each multiplied and stored. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
 // they leave after each tile (with one tile there is nothing to overlap, and
@@ -379,14 +385,14 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
-      int m0, n0;
+      int m0, n0, matrix = 0;
       SliceScales scales;
-      const int slices = item(w, m0, n0, scales);
+      const int slices = item(w, m0, n0, matrix, scales);
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
       if constexpr (holding) {
-        held.hold(p.alpha, acc, m0 + row0, n0);
+        held.hold(p.alpha, acc, m0 + row0, n0, matrix);
       } else {
-        store_result(p, map_c, tma_store, acc, m0 + row0, n0, t, smem, consumer, store);
+        store_result(p, map_c, tma_store, acc, m0 + row0, n0, matrix, t, smem, consumer, store);
       }
     }
     if constexpr (holding) {

@@ -222,14 +222,16 @@ __device__ __forceinline__ void block_tile(const SgemmArgs& p, int& bm, int& bn)
 }
 
 // One block per tile (split-k: per tile and part of k). Split other than
-// kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split).
+// kNone: block z sums k-indices [z * k_per_split, (z + 1) * k_per_split);
+// kNone: block z multiplies matrix z of a strided batch (`batch`).
 // Linear: a grid of gridDim.x blocks takes the first gridDim.x tiles of the
 // grouped order over all of C (stream-K's whole waves), not a 2D grid's.
 template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, bool TransA, bool TransB,
           bool Linear = false>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
-    pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride) {
+    pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride, MatrixStrides batch) {
   constexpr bool SplitK = Split != KSplit::kNone;
+  if constexpr (!SplitK) p.A += blockIdx.z * batch.a, p.B += blockIdx.z * batch.b, p.C += blockIdx.z * batch.c;
   extern __shared__ float4 smem[];
   int bm, bn;
   block_tile<Cfg, Linear>(p, bm, bn);

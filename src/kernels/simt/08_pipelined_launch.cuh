@@ -32,7 +32,7 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
         }
         if (sk.whole > 0) {
           if (cudaError_t err = device::launch(tiles_kernel, unsigned(sk.whole), Cfg::kThreads, kSmem, stream, args,
-                                               args.k, int64_t(0));
+                                               args.k, int64_t(0), MatrixStrides{});
               err != cudaSuccess) {
             return err;
           }
@@ -66,10 +66,22 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
           err != cudaSuccess) {
         return err;
       }
-      return device::split_rows(out, Cfg::kBM, [&](const SgemmArgs& p) {
-        const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), unsigned(splits));
-        return device::launch(kernel, grid, Cfg::kThreads, kSmem, stream, p, per_split, part_stride);
-      });
+      // A strided batch on z (one part of k), in launches of at most kMaxGridZ matrices.
+      const MatrixStrides strides{call.stride_a, call.stride_b, call.stride_c};
+      const int64_t matrices = splits > 1 ? 1 : call.batch;
+      for (int64_t b0 = 0; b0 < matrices; b0 += device::kMaxGridZ) {
+        SgemmArgs first = out;
+        first.A += b0 * strides.a, first.B += b0 * strides.b, first.C += b0 * strides.c;
+        const unsigned z = unsigned(splits > 1 ? splits : std::min(device::kMaxGridZ, matrices - b0));
+        if (cudaError_t err = device::split_rows(first, Cfg::kBM, [&](const SgemmArgs& p) {
+              const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), z);
+              return device::launch(kernel, grid, Cfg::kThreads, kSmem, stream, p, per_split, part_stride, strides);
+            });
+            err != cudaSuccess) {
+          return err;
+        }
+      }
+      return cudaSuccess;
     });
   };
   using AlignedC = device::Bool<Aligned>;

@@ -1,0 +1,31 @@
+// Verification of a strided batch (GemmArgs::batch): every matrix against
+// cuBLAS's strided-batched GEMM (a call per matrix for FP8) and a sample of
+// each against fp64, with guard elements between the matrices that must stay
+// as they are.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "harness/verify.hpp"
+
+namespace tessel::harness {
+
+struct BatchCase {
+  std::string kernel = kAuto;
+  Op opA = Op::N, opB = Op::N;
+  Shape shape;                 // of each GEMM
+  int64_t batch = 2;
+  Precision precision;
+  float alpha = 1.0f, beta = 0.0f;
+  uint64_t seed = 1;
+  bool share_b = false;        // stride_b = 0: one B for every GEMM (a weight shared by the batch)
+  bool side_by_side = false;   // C's matrices side by side in each row (ldc spans them); else stacked
+};
+
+// Each operand's matrices lie kBatchGap guard elements apart; leading
+// dimensions are in 16-byte units. The result's errors are the worst matrix's.
+inline constexpr int64_t kBatchGap = 32;
+VerifyResult verify_batch(Cublas& cublas, const BatchCase& c);
+
+}  // namespace tessel::harness

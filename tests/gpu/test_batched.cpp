@@ -1,0 +1,100 @@
+// Strided batches (GemmArgs::batch): every precision and op pair, stacked,
+// side-by-side and shared-B layouts, against cuBLAS's strided-batched GEMM
+// and fp64, with guards between the matrices; every registered kernel by
+// name (in one launch where it walks batches, else a launch per matrix);
+// the batch's own refusals.
+#include <tessel/tessel.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gpu/gpu_test.hpp"
+#include "harness/shapes.hpp"
+#include "harness/verify_batch.hpp"
+
+namespace {
+
+using namespace tessel::harness;
+using tessel::Op;
+
+class Batched : public GpuTest {};
+
+std::vector<std::string> precisions_here() {
+  std::vector<std::string> out = {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32"};
+  if (hopper()) out.push_back("e4m3:bf16");
+  return out;
+}
+
+TEST_F(Batched, EveryPrecisionOpPairAndLayout) {
+  Cublas cublas;
+  struct Case {
+    Shape shape;
+    int64_t batch;
+  };
+  const std::vector<Case> cases = {{{67, 45, 33}, 3}, {{128, 128, 256}, 5}, {{200, 130, 70}, 2}, {{1, 300, 64}, 4}};
+  uint64_t seed = 1;
+  for (const std::string& name : precisions_here()) {
+    const tessel::Precision p = *tessel::parse_precision(name);
+    for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+      for (const Case& cs : cases) {
+        for (int layout = 0; layout < 3; ++layout) {
+          BatchCase c;
+          c.opA = ops.first, c.opB = ops.second, c.shape = cs.shape, c.batch = cs.batch, c.precision = p;
+          c.seed = seed++;
+          c.share_b = layout == 1, c.side_by_side = layout == 2;
+          if (c.seed % 2 == 0) c.alpha = -0.75f, c.beta = 1.25f;
+          const VerifyResult r = verify_batch(cublas, c);
+          EXPECT_TRUE(r.passed) << name << " " << to_string(ops) << " " << to_string(cs.shape) << " x" << cs.batch
+                                << " layout " << layout << ": " << r.reason;
+        }
+      }
+    }
+  }
+}
+
+// Each kernel by name on a batch of its first precision: the batch kernels in
+// one launch, the others a launch per matrix; both must give every matrix.
+TEST_F(Batched, EveryKernelByName) {
+  Cublas cublas;
+  uint64_t seed = 100;
+  for (const tessel::KernelInfo& k : tessel::kernels()) {
+    if (!runs_here(k)) continue;
+    BatchCase c;
+    c.kernel = k.name, c.opA = Op::N, c.opB = Op::T, c.batch = 3, c.precision = k.precisions.front();
+    c.shape = {std::min<int64_t>(k.max_m > 0 ? k.max_m : 150, 150), 140, 90};
+    for (bool share_b : {false, true}) {
+      c.share_b = share_b, c.seed = seed++, c.beta = share_b ? 0.5f : 0.0f;
+      const VerifyResult r = verify_batch(cublas, c);
+      EXPECT_TRUE(r.passed) << k.name << (share_b ? " shared B" : "") << ": " << r.reason;
+    }
+  }
+}
+
+// The sizes the benchmark compares with cuBLAS: many matrices, deep k, and a batch past one wave.
+TEST_F(Batched, ManyMatricesAndDeepK) {
+  Cublas cublas;
+  for (const char* name : {"bf16", "f32"}) {
+    for (const auto& [shape, batch] : {std::pair{Shape{128, 128, 4096}, int64_t(64)}, std::pair{Shape{96, 72, 40}, int64_t(300)}}) {
+      BatchCase c;
+      c.opA = Op::N, c.opB = Op::T, c.shape = shape, c.batch = batch, c.precision = *tessel::parse_precision(name);
+      const VerifyResult r = verify_batch(cublas, c);
+      EXPECT_TRUE(r.passed) << name << " " << to_string(shape) << " x" << batch << ": " << r.reason;
+    }
+  }
+}
+
+// Auto-dispatch runs a batch in one launch where a kernel walks batches.
+TEST_F(Batched, AutoDispatchPicksABatchKernel) {
+  if (!hopper()) GTEST_SKIP() << "the batch kernels of 16-bit inputs are Hopper's";
+  tessel::GemmArgs a;
+  a.opA = Op::N, a.opB = Op::T, a.m = a.n = a.k = 512, a.lda = a.ldb = a.ldc = 512;
+  a.precision = *tessel::parse_precision("bf16");
+  a.A = a.B = a.C = reinterpret_cast<void*>(uintptr_t(256));
+  a.batch = 64, a.stride_a = a.stride_b = a.stride_c = 512 * 512;
+  std::string name;
+  ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
+  EXPECT_TRUE(tessel::find_kernel(name)->batched) << name;
+}
+
+}  // namespace
