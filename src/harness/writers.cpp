@@ -119,7 +119,10 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
                                    k.name, w, precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
                                    k.alignment, k.split_k ? "split-k" : "");
     s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
-    if (long_form) s += fmt::format("      {}\n      accepts: {}\n", k.summary, k.constraints);
+    if (long_form) {
+      s += fmt::format("      {}\n      accepts: {}{}\n", k.summary, k.constraints,
+                       k.batched ? "; batched (a strided batch in one launch)" : "");
+    }
   }
   return s;
 }
