@@ -240,13 +240,18 @@ NB_MODULE(_tessel, m) {
          const std::string& precision, const std::string& kernel, uintptr_t stream,
          std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre,
          uintptr_t scale_a, uintptr_t scale_b, std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_a,
-         std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b) {
+         std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b,
+         std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> batch) {
         const Matrix c = matrix(out, "out");
         tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), c, alpha, beta, precision);
         // out stored column-major is computed as out^T = b^T a^T: the operands, and so their scales, swap.
         const bool swapped = stored(c, "out").transposed;
         g.scale_a = reinterpret_cast<const float*>(swapped ? scale_b : scale_a);
         g.scale_b = reinterpret_cast<const float*>(swapped ? scale_a : scale_b);
+        if (batch) {  // (count, stride of a, of b, of out), elements
+          const auto& [count, sa, sb, sc] = *batch;
+          g.batch = count, g.stride_a = swapped ? sb : sa, g.stride_b = swapped ? sa : sb, g.stride_c = sc;
+        }
         if (block_a || block_b) {
           if (!block_a || !block_b) throw nb::value_error("block scales need both block_a and block_b");
           if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's, 128x128 B's)");
@@ -265,13 +270,16 @@ NB_MODULE(_tessel, m) {
       nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"), nb::arg("allocate").none() = nb::none(),
       nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0, nb::arg("scale_a") = 0,
       nb::arg("scale_b") = 0, nb::arg("block_a").none() = nb::none(), nb::arg("block_b").none() = nb::none(),
+      nb::arg("batch").none() = nb::none(),
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
       "device `device` (the caller checks that): torch's path, without a DLPack capsule per array. bias: "
       "a pointer to one value per column of out in out's dtype (0: none); activation: none, relu, gelu, "
       "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
       "array with out's shape, dtype and strides that receives the activation's input (0: none); scale_a, "
       "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none); block_a, block_b: FP8 block "
-      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32 (tessel::Fp8BlockScales)");
+      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32 (tessel::Fp8BlockScales); "
+      "batch: (count, stride of a, of b, of out) in elements, a strided batch whose first matrices a, b and out "
+      "describe (tessel::GemmArgs::batch; stride 0 shares an operand)");
 
   m.def(
       "select_kernel",
@@ -293,7 +301,7 @@ NB_MODULE(_tessel, m) {
       d["name"] = k.name, d["step"] = k.ladder_step, d["summary"] = k.summary, d["precisions"] = precisions;
       d["tile"] = nb::make_tuple(k.tile_m, k.tile_n), d["alignment"] = k.alignment;
       d["min_compute_capability"] = k.min_compute_capability, d["max_compute_capability"] = k.max_compute_capability;
-      d["split_k"] = k.split_k;
+      d["split_k"] = k.split_k, d["batched"] = k.batched;
       out.append(d);
     }
     return out;

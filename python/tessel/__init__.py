@@ -108,14 +108,20 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     multiplied by both. Or ``block_scales=(sa, sb)``, DeepSeek-V3's block scales: ``sa`` of
     shape (m, ceil(k / 128)), one per row of ``a`` and 128 of k, ``sb`` of shape
     (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n); float32
-    torch tensors on the GPU in any strides (a row-major ``out`` only). ``kernel`` runs one
+    torch tensors on the GPU in any strides (a row-major ``out`` only). Torch tensors may be
+    batches, as in ``torch.bmm``: ``a`` (batch, m, k) and ``b`` (batch, k, n), or one of them
+    2-D (shared by the batch; an expanded tensor, stride 0, is shared too), ``out`` (batch, m,
+    n); one call runs them all (tessel's strided batch, ``GemmArgs::batch``). ``kernel`` runs one
     registered kernel by name (``list_kernels()``)
     instead of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
     current stream). Scratch memory, when a call needs any, comes from the framework's
     allocator, so the call can be captured into a CUDA graph.
     """
+    if a.ndim == 3 or b.ndim == 3:
+        return _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale_a, scale_b)
     if a.ndim != 2 or b.ndim != 2:
-        raise ValueError(f"matmul takes 2-D arrays (a is {a.ndim}-D, b is {b.ndim}-D); use linear() for batches of rows")
+        raise ValueError(f"matmul takes 2-D arrays or 3-D torch batches (a is {a.ndim}-D, b is {b.ndim}-D); "
+                         "use linear() for batches of rows")
     if out is None:
         if beta != 0.0:
             raise ValueError("beta != 0 reads out: pass out=")
@@ -140,6 +146,40 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         raise TypeError("scale_a, scale_b and block_scales are for torch FP8 tensors")
     allocate = (lambda nbytes: _empty(a, (nbytes,), "uint8")) if framework == "cupy" else None
     _tessel.gemm(a, b, out, float(alpha), float(beta), p, kernel or "auto", _stream(a, stream), None, allocate)
+    return out
+
+
+def _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale_a, scale_b):
+    """matmul on a torch batch: 3-D a and/or b (a 2-D one shared), 3-D out; one strided-batch call."""
+    if _framework(a) != "torch" or _framework(b) != "torch":
+        raise ValueError("batches (3-D arrays) are taken as torch tensors; other arrays: 2-D only")
+    if a.ndim not in (2, 3) or b.ndim not in (2, 3):
+        raise ValueError(f"a batch takes 2-D or 3-D operands (a is {a.ndim}-D, b is {b.ndim}-D)")
+    batch = a.shape[0] if a.ndim == 3 else b.shape[0]
+    if a.ndim == 3 and b.ndim == 3 and a.shape[0] != b.shape[0]:
+        raise ValueError(f"a has {a.shape[0]} matrices but b has {b.shape[0]}")
+    first = lambda t: t[0] if t.ndim == 3 else t  # noqa: E731
+    stride = lambda t: t.stride(0) if t.ndim == 3 else 0  # noqa: E731
+    a0, b0 = first(a), first(b)
+    if out is None:
+        if beta != 0.0:
+            raise ValueError("beta != 0 reads out: pass out=")
+        out = _empty(a0, (batch, a0.shape[0], b0.shape[1]), _out_dtype(a0, out_dtype))
+    if out.ndim != 3 or out.shape[0] != batch:
+        raise ValueError(f"out must be 3-D with {batch} matrices, not of shape {tuple(out.shape)}")
+    device = a.device
+    if device.type != "cuda":
+        raise ValueError("the arrays must be on a CUDA GPU (a is on the CPU)")
+    if b.device != device or out.device != device:
+        raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
+    if batch == 0:
+        return out
+    p = _precision(a0, out[0], precision)
+    allocate = lambda nbytes: _empty(a0, (nbytes,), __import__("torch").uint8)  # noqa: E731
+    _tessel.gemm_described(_describe(a0), _describe(b0), _describe(out[0]), device.index, float(alpha), float(beta),
+                           p, kernel or "auto", _stream(a0, stream), allocate,
+                           scale_a=_scale_pointer(scale_a, a0, "scale_a"), scale_b=_scale_pointer(scale_b, a0, "scale_b"),
+                           batch=(batch, stride(a), stride(b), out.stride(0)))
     return out
 
 

@@ -95,3 +95,16 @@ def test_activation_names_are_checked_before_the_gpu():
 def test_linear_checks_the_bias_shape():
     with pytest.raises(ValueError, match=r"bias must have shape \(6,\)"):
         tessel.linear(f32(4, 5), f32(6, 5), np.ones(5, dtype=np.float32))
+
+
+def test_batches_are_checked_before_the_gpu():
+    # (count, stride of a, of b, of out): C's matrices must not overlap; counts and strides are named.
+    call = lambda batch: _tessel.gemm_described(described(4, 5, 5, 1), described(5, 6, 6, 1),  # noqa: E731
+                                                described(4, 6, 6, 1), 0, 1.0, 0.0, "f32", "auto", 0, None,
+                                                batch=batch)
+    with pytest.raises(ValueError, match="stride_c = 6 makes the batch's C matrices overlap"):
+        call((3, 20, 30, 6))
+    with pytest.raises(ValueError, match="batch = -2 must be >= 0"):
+        call((-2, 20, 30, 24))
+    with pytest.raises(ValueError, match="stride_b = -1 must be >= 0"):
+        call((3, 20, -1, 24))

@@ -158,3 +158,35 @@ def test_fp8_block_scales_match_float64(ta, tb, scale_layout):
     with pytest.raises(ValueError, match="block_scales\\[1\\] has shape"):
         tessel.matmul(a, b, block_scales=(sa, sb[:, :1]))
 
+
+def batch_operand(count, rows, cols, dtype, transposed, seed):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    if transposed:  # each matrix stored cols x rows, viewed transposed
+        return torch.randn(count, cols, rows, device="cuda", dtype=dtype, generator=g).transpose(1, 2)
+    return torch.randn(count, rows, cols, device="cuda", dtype=dtype, generator=g)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("count,m,n,k", [(5, 67, 45, 33), (3, 128, 256, 64), (64, 64, 64, 128)])
+def test_batched_matmul_matches_bmm(dtype, ta, tb, count, m, n, k):
+    a, b = batch_operand(count, m, k, dtype, ta, 5), batch_operand(count, k, n, dtype, tb, 6)
+    got = tessel.matmul(a, b)
+    assert got.dtype == dtype and got.shape == (count, m, n)
+    assert rel_err(got, torch.bmm(a.double(), b.double())) < TOL[dtype]
+
+
+def test_a_batch_shares_a_2d_or_expanded_operand_and_fills_out():
+    a = batch_operand(4, 100, 64, torch.bfloat16, False, 7)
+    w = operand(64, 80, torch.bfloat16, True, 8)
+    want = torch.matmul(a.double(), w.double())
+    assert rel_err(tessel.matmul(a, w), want) < TOL[torch.bfloat16]
+    assert rel_err(tessel.matmul(a, w.expand(4, 64, 80)), want) < TOL[torch.bfloat16]
+    # out given: column-major matrices, f32, alpha and beta.
+    out = torch.randn(4, 80, 100, device="cuda").transpose(1, 2)
+    before = out.double().clone()
+    tessel.matmul(a, w, out=out, alpha=0.5, beta=-1.5)
+    assert rel_err(out, 0.5 * want - 1.5 * before) < 1e-2
+    with pytest.raises(ValueError, match="a has 4 matrices but b has 3"):
+        tessel.matmul(a, batch_operand(3, 64, 80, torch.bfloat16, False, 9))
+
