@@ -353,8 +353,14 @@ struct BenchCli {
     if (options.batch > 1 && (e->any() || options.block_scales)) {
       throw UsageError("--batch takes no --epilogue and no --block-scales");
     }
+    if (options.groups < 0) throw UsageError("--groups must be >= 0");
+    if (options.groups > 0 && (options.batch > 1 || e->any() || options.block_scales)) {
+      throw UsageError("--groups takes no --batch, no --epilogue and no --block-scales");
+    }
     for (const Job& j : jobs) {
-      if (options.batch > 1 && is_fp8(j.precision.ab)) throw UsageError("--batch takes no FP8 precision (no cuBLAS reference)");
+      if ((options.batch > 1 || options.groups > 0) && is_fp8(j.precision.ab)) {
+        throw UsageError("--batch and --groups take no FP8 precision (no cuBLAS reference)");
+      }
     }
     use_suite(suite, sizes_or_ops_given, &options);
     if (options.repeat < 1) throw UsageError("--repeat must be >= 1");
@@ -659,6 +665,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "A strided batch of this many GEMMs per call (reference: cuBLAS's strided-batched GEMM)")
       ->capture_default_str();
   bench->add_flag("--share-b", bo.options.share_b, "--batch: one B for every GEMM of the batch (stride_b = 0)");
+  bench->add_option("--groups", bo.options.groups,
+                    "A grouped GEMM (mixture of experts): each size's m rows cut into this many groups, a B each "
+                    "(reference: cuBLAS's grouped GEMM; a loop of tessel calls timed beside it)")
+      ->capture_default_str();
+  bench->add_flag("--skew", bo.options.skew, "--groups: group g's rows ~ 1 / (g + 1) instead of equal");
   bench->add_flag("--block-scales", bo.options.block_scales,
                   "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
                   "(the same work, its output column-major)");

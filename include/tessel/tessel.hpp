@@ -203,6 +203,16 @@ struct GemmArgs {
   // epilogue's vectors are the same for every GEMM. batch = 0: nothing to do.
   int64_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  // A grouped GEMM (a mixture-of-experts layer, its tokens sorted by
+  // expert): with group_offsets set, `batch` groups of rows of one A (op N,
+  // m rows in all) and one C; group g is rows group_offsets[g] ..
+  // group_offsets[g + 1] - 1 of both, multiplied by the g-th B (B + g *
+  // stride_b; 0 shares one). batch + 1 non-decreasing values in device
+  // memory, read on the stream (values outside 0..m are clamped): the counts
+  // need no host sync and a call can be captured into a CUDA graph. Groups
+  // need no padding to a tile. stride_a and stride_c stay 0. (With k = 0 or
+  // alpha = 0 all m rows of C are scaled by beta, in groups or not.)
+  const int64_t* group_offsets = nullptr;
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -227,6 +237,7 @@ struct KernelInfo {
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
+  bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

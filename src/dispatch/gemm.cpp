@@ -97,6 +97,20 @@ Status validate_batch(const GemmArgs& a) {
                      ": the batch's extent overflows 64-bit indexing");
     }
   }
+  if (a.group_offsets != nullptr) {
+    if (a.opA != Op::N) return invalid("group_offsets is set but opA = T: a grouped GEMM takes its rows of A with op N");
+    if (a.stride_a != 0 || a.stride_c != 0) {
+      return invalid("group_offsets is set but stride_a = " + to_string(a.stride_a) + ", stride_c = " +
+                     to_string(a.stride_c) + ": a grouped GEMM's groups are rows of one A and one C (strides 0)");
+    }
+    if (reinterpret_cast<std::uintptr_t>(a.group_offsets) % alignof(int64_t) != 0) {
+      return invalid("group_offsets is not aligned to its 8-byte int64 values");
+    }
+    if (a.epilogue.any() || a.block_scales.any()) {
+      return invalid("group_offsets with an epilogue or block scales: a grouped GEMM takes neither");
+    }
+    return {};
+  }
   if (a.batch <= 1 || a.m == 0 || a.n == 0) return {};
   const bool stacked = a.stride_c >= (a.m - 1) * a.ldc + a.n;
   const bool side_by_side = a.stride_c >= a.n && (a.batch - 1) * a.stride_c + a.n <= a.ldc;
@@ -251,11 +265,12 @@ Status check_pointers(const GemmArgs& a, int device) {
   // The optional vectors: the FP8 scales (read only when the call multiplies) and the epilogue's.
   const bool scales = multiplies(a);
   const Epilogue& e = a.epilogue;
-  const std::array<std::pair<const void*, const char*>, 8> vectors = {
+  const std::array<std::pair<const void*, const char*>, 9> vectors = {
       {{scales ? a.scale_a : nullptr, "scale_a"},
        {scales ? a.scale_b : nullptr, "scale_b"},
        {scales ? a.block_scales.a : nullptr, "block_scales.a"},
        {scales ? a.block_scales.b : nullptr, "block_scales.b"},
+       {a.group_offsets, "group_offsets"},
        {e.bias, "epilogue.bias"},
        {e.row_scale, "epilogue.row_scale"},
        {e.col_scale, "epilogue.col_scale"},
@@ -297,7 +312,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kOpB = -8, kBlockScales = -9, kAlignment = 0 };
+              kRows = -7, kOpB = -8, kBlockScales = -9, kGrouped = -10, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -334,6 +349,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
+  if (a.group_offsets != nullptr && !info.grouped) return kGrouped;
   // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
@@ -394,6 +410,10 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kBlockScales) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no FP8 block scales (the FP8 kernels with tiles 128 wide do)"};
+  }
+  if (why == kGrouped) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes no grouped GEMM (group_offsets); the Hopper cluster kernels do"};
   }
   if (why == kOpB) {
     return {StatusCode::kNotSupported,
@@ -502,8 +522,12 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else if (!epilogue) {
-    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  } else if (!epilogue) {  // C = beta * C, each matrix of a batch (a grouped GEMM's C is one matrix)
+    const int64_t matrices = a.group_offsets != nullptr ? 1 : a.batch;
+    for (int64_t i = 0; i < matrices && err == cudaSuccess; ++i) {
+      void* c = static_cast<char*>(a.C) + i * a.stride_c * int64_t(size_of(a.precision.c));
+      err = impl::launch_scale(a.beta, c, a.m, a.n, a.ldc, stream, a.precision.c);
+    }
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
     err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,
@@ -609,8 +633,10 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
       if (step_or_before && e->persistent) candidates.push_back(e);
     }
   }
-  *chosen = persistent ? pick_persistent(candidates, a.m, a.n, a.k, d.sms, batch)
-                       : pick_by_blocks(candidates, a.m, a.n, a.k, d.sms, batch);
+  // A grouped GEMM's estimate: its groups as equal.
+  const int64_t m = a.group_offsets != nullptr ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1) : a.m;
+  *chosen = persistent ? pick_persistent(candidates, m, a.n, a.k, d.sms, batch)
+                       : pick_by_blocks(candidates, m, a.n, a.k, d.sms, batch);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};
   }

@@ -127,7 +127,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
   e.info.fp8_block_scales = is_fp8(ab) && Cfg::kBN == 128;  // a tile's columns in one 128-wide scale block
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
-  e.info.batched = step == 14 || step == 17;  // the cluster kernel walks a batch's matrices
+  e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
   e.resident = Resident;
   return e;
 }

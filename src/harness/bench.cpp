@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "harness/cublaslt.hpp"
 #include "harness/device_data.hpp"
 #include "harness/reference.hpp"
@@ -102,6 +104,22 @@ std::vector<SuiteCase> bench_calls(const BenchOptions& o) {
   return calls;
 }
 
+std::vector<int64_t> group_offsets(int64_t total, int64_t groups, bool skew) {
+  std::vector<double> weight(size_t(groups), 1.0);
+  if (skew) {
+    for (int64_t g = 0; g < groups; ++g) weight[size_t(g)] = 1.0 / double(g + 1);
+  }
+  double sum = 0;
+  for (double w : weight) sum += w;
+  std::vector<int64_t> offsets{0};
+  double at = 0;
+  for (int64_t g = 0; g < groups; ++g) {
+    at += weight[size_t(g)] / sum * double(total);
+    offsets.push_back(g + 1 == groups ? total : std::min(total, int64_t(std::llround(at))));
+  }
+  return offsets;
+}
+
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Progress& progress,
                                 const std::function<void(const BenchRow&)>& on_row) {
   const GpuInfo gpu = query_gpu();
@@ -122,13 +140,19 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const DType ab = o.precision.ab, ct = o.precision.c;
       // Operands made on the GPU (host-made ones took seconds a row at the suites' sizes); a batch's
       // matrices one after another.
-      const int64_t batch = o.batch;
-      a.batch = batch;
-      a.stride_a = stored_rows_a(layout) * a.lda, a.stride_b = o.share_b ? 0 : stored_rows_b(layout) * a.ldb;
-      a.stride_c = shape.m * a.ldc;
-      const size_t count_a = size_t(a.stride_a * batch),
-                   count_b = size_t(o.share_b ? stored_rows_b(layout) * a.ldb : a.stride_b * batch),
-                   count_c = size_t(a.stride_c * batch);
+      // A grouped call: one A and C, a B per group.
+      const bool grouped = o.groups > 0;
+      const int64_t batch = grouped ? 1 : o.batch;
+      a.batch = grouped ? o.groups : batch;
+      a.stride_a = grouped ? 0 : stored_rows_a(layout) * a.lda;
+      a.stride_b = o.share_b ? 0 : stored_rows_b(layout) * a.ldb;
+      a.stride_c = grouped ? 0 : shape.m * a.ldc;
+      const std::vector<int64_t> offsets = grouped ? group_offsets(shape.m, o.groups, o.skew) : std::vector<int64_t>{};
+      const DeviceBuffer<int64_t> dOffsets(offsets);
+      if (grouped) a.group_offsets = dOffsets.get();
+      const size_t count_a = size_t(stored_rows_a(layout) * a.lda * batch),
+                   count_b = size_t(stored_rows_b(layout) * a.ldb * (o.share_b ? 1 : a.batch)),
+                   count_c = size_t(shape.m * a.ldc * batch);
       DeviceBuffer<uint8_t> dA(count_a * size_of(ab)), dB(count_b * size_of(ab)), dC0(count_c * size_of(ct)),
           dC(dC0.size()), dRef(dC0.size());
       fill_device(dA.get(), ab, count_a, o.seed);
@@ -189,7 +213,12 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       std::unique_ptr<CublasLt> fused;  // with fused_reference or FP8: cuBLASLt, writing dC
       DeviceBuffer<uint8_t> ltA, ltB;   // FP8 with op pair other than N, T: cuBLASLt's own K-major operands
       std::optional<GemmArgs> wide;     // e5m2: cuBLAS on the operands widened to 16 bits
+      std::unique_ptr<CublasGrouped> grouped_ref;  // a grouped call: cuBLAS's grouped GEMM, into ref.C
       auto reference = [&] {
+        if (grouped_ref) {
+          grouped_ref->run();
+          return;
+        }
         if (fused) {
           fused->run();
           if (is_fp8(ab) && es.any()) unfused_epilogue_device(dC.get(), shape.m, shape.n, ref.ldc, ct, ref_epilogue);
@@ -224,11 +253,30 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         CublasLt(lt).run();
         lt.C = dC.get();
         fused = std::make_unique<CublasLt>(lt);
+      } else if (grouped) {
+        grouped_ref = std::make_unique<CublasGrouped>(ref, offsets);
+        reference();
+        grouped_ref.reset();
       } else {
         reference();
       }
       check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
+      if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, offsets);
+      // A grouped call as a loop of tessel calls, a group each (what a caller without grouped GEMMs runs).
+      auto tessel_loop = [&] {
+        GemmArgs one = ref;
+        one.batch = 1, one.group_offsets = nullptr, one.stride_b = 0;
+        const int64_t ab_bytes = int64_t(size_of(ab)), c_bytes = int64_t(size_of(ct));
+        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+          one.m = offsets[g + 1] - offsets[g];
+          if (one.m == 0) continue;
+          one.A = static_cast<const char*>(ref.A) + offsets[g] * ref.lda * ab_bytes;
+          one.B = static_cast<const char*>(ref.B) + int64_t(g) * ref.stride_b * ab_bytes;
+          one.C = static_cast<char*>(ref.C) + offsets[g] * ref.ldc * c_bytes;
+          if (Status s = gemm(one); !s.ok()) throw std::runtime_error(s.message());
+        }
+      };
       // cuBLAS timed alone, once per shape, for the rows whose kernel is not timed (refused, failed);
       // timed rows time it in alternation with their kernel.
       std::optional<Summary> alone;
@@ -267,13 +315,19 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                                         : "relative error vs cuBLAS above tolerance " + std::to_string(tol));
           continue;
         }
-        const std::vector<Summary> timed = time_launches(
-            {[&] {
-               if (Status s = run_gemm(kernel, run); !s.ok()) throw std::runtime_error(s.message());
-             },
-             reference},
-            flush, o);
+        std::vector<std::function<void()>> launches = {[&] {
+                                                          if (Status s = run_gemm(kernel, run); !s.ok()) {
+                                                            throw std::runtime_error(s.message());
+                                                          }
+                                                        },
+                                                        reference};
+        if (grouped) launches.push_back(tessel_loop);
+        const std::vector<Summary> timed = time_launches(launches, flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
+        if (grouped) {
+          row.note = fmt::format("{} groups ({}); a loop of tessel calls: {:.4f} ms, this call {:.2f}x it", o.groups,
+                                 o.skew ? "skewed" : "equal", timed[2].median, timed[2].median / timed[0].median);
+        }
         if (fused && is_fp8(ab) && ltA.size() == 0 && !blocks) {  // cuBLASLt's FP8 result on the same operands, against the same check
           reference();
           check_cuda(cudaDeviceSynchronize(), "reference");

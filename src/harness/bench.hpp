@@ -35,6 +35,11 @@ struct BenchOptions {
   // are of the whole batch.
   int64_t batch = 1;
   bool share_b = false;        // the batch's GEMMs share one B (stride_b = 0)
+  // A grouped GEMM (GemmArgs::group_offsets) of this many groups: a shape's m rows cut into them
+  // (group_rows), op A = N, a B per group; the reference is cuBLAS's grouped GEMM
+  // (CublasGrouped), and a loop of tessel calls, a group each, is timed beside it (in the note).
+  int64_t groups = 0;
+  bool skew = false;           // groups of Zipf-like sizes (group g ~ 1 / (g + 1)); else equal
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)
@@ -65,6 +70,9 @@ struct BenchRow {
 };
 
 using Progress = std::function<void(size_t done, size_t total, const std::string& what)>;
+
+// A grouped call's offsets: `total` rows cut into `groups` groups, equal or skewed (BenchOptions).
+std::vector<int64_t> group_offsets(int64_t total, int64_t groups, bool skew);
 
 // The calls the options ask for: their cases, else every shape with every op pair.
 std::vector<SuiteCase> bench_calls(const BenchOptions& o);

@@ -202,6 +202,41 @@ void Cublas::sgemm(const SgemmArgs& a, cudaStream_t stream) {
                "cublasSgemm_64");
 }
 
+CublasGrouped::CublasGrouped(const GemmArgs& a, const std::vector<int64_t>& offsets) {
+  check_cublas(cublasCreate(&handle_), "cublasCreate");
+  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  std::vector<const void*> as, bs;
+  std::vector<void*> cs;
+  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
+  for (size_t g = 0; g + 1 < offsets.size(); ++g) {
+    const int64_t rows = offsets[g + 1] - offsets[g];
+    if (rows == 0) continue;
+    // Column-major C^T = op(B)^T op(A)^T, as Cublas::gemm.
+    op_a_.push_back(op(a.opB)), op_b_.push_back(op(a.opA));
+    m_.push_back(a.n), n_.push_back(rows), k_.push_back(a.k);
+    lda_.push_back(a.ldb), ldb_.push_back(a.lda), ldc_.push_back(a.ldc), size_.push_back(1);
+    alpha_.push_back(a.alpha), beta_.push_back(a.beta);
+    as.push_back(static_cast<const char*>(a.B) + int64_t(g) * a.stride_b * int64_t(ab));
+    bs.push_back(static_cast<const char*>(a.A) + offsets[g] * a.lda * int64_t(ab));
+    cs.push_back(static_cast<char*>(a.C) + offsets[g] * a.ldc * int64_t(c));
+  }
+  a_ = DeviceBuffer<const void*>(as), b_ = DeviceBuffer<const void*>(bs), c_ = DeviceBuffer<void*>(cs);
+  ab_ = cuda_type(a.precision.ab), c_type_ = cuda_type(a.precision.c);
+  compute_ = a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+CublasGrouped::~CublasGrouped() { cublasDestroy(handle_); }
+
+void CublasGrouped::run(cudaStream_t stream) {
+  if (m_.empty()) return;
+  check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+  check_cublas(cublasGemmGroupedBatchedEx_64(handle_, op_a_.data(), op_b_.data(), m_.data(), n_.data(), k_.data(),
+                                             alpha_.data(), a_.get(), ab_, lda_.data(), b_.get(), ab_, ldb_.data(),
+                                             beta_.data(), c_.get(), c_type_, ldc_.data(), int64_t(m_.size()),
+                                             size_.data(), compute_),
+               "cublasGemmGroupedBatchedEx_64");
+}
+
 Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream) {
   return kernel == kAuto ? sgemm(args, stream) : run_kernel(kernel, args, stream);
 }

@@ -110,6 +110,28 @@ class Cublas {
   DeviceBuffer<uint16_t> wide_a_, wide_b_;  // FP8 operands widened
 };
 
+// cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) on a grouped call
+// (GemmArgs::group_offsets, its offsets given on the host too): a group of
+// one GEMM per non-empty group of rows, its pointer arrays set up once.
+class CublasGrouped {
+ public:
+  CublasGrouped(const GemmArgs& call, const std::vector<int64_t>& offsets);
+  CublasGrouped(const CublasGrouped&) = delete;
+  CublasGrouped& operator=(const CublasGrouped&) = delete;
+  ~CublasGrouped();
+  void run(cudaStream_t stream = nullptr);
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+  std::vector<cublasOperation_t> op_a_, op_b_;
+  std::vector<int64_t> m_, n_, k_, lda_, ldb_, ldc_, size_;
+  std::vector<float> alpha_, beta_;
+  DeviceBuffer<const void*> a_, b_;
+  DeviceBuffer<void*> c_;
+  cudaDataType_t ab_, c_type_;
+  cublasComputeType_t compute_;
+};
+
 // Runs `kernel` by name, or tessel's auto-dispatch when kernel == kAuto.
 inline constexpr const char* kAuto = "auto";
 Status run_gemm(const std::string& kernel, const SgemmArgs& args, cudaStream_t stream = nullptr);

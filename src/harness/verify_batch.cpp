@@ -156,4 +156,97 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   return r;
 }
 
+VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
+  VerifyResult r;
+  const int64_t groups = int64_t(c.rows.size()), n = c.n, k = c.k;
+  const DType ab = c.precision.ab, ct = c.precision.c;
+  r.tolerance = tolerance(c.precision, k);
+  std::vector<int64_t> offsets{0};
+  for (int64_t rows : c.rows) offsets.push_back(offsets.back() + rows);
+  const int64_t m = offsets.back() + c.tail;
+  const bool bn = c.opB == Op::N;
+  const int64_t rows_b = bn ? k : n, cols_b = bn ? n : k;
+  const int64_t lda = in_units(std::max<int64_t>(k, 1), ab), ldb = in_units(std::max<int64_t>(cols_b, 1), ab);
+  const int64_t ldc = in_units(std::max<int64_t>(n, 1), ct);
+  const int64_t stride_b = c.share_b ? 0 : in_units(rows_b * ldb + kBatchGap, ab);
+  const Batched hA = make_batched(m, k, lda, 0, 1, c.seed * 13 + 1, ab);
+  const Batched hB = make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : groups, c.seed * 13 + 2, ab);
+  Batched hC = make_batched(m, n, ldc, 0, 1, c.seed * 13 + 3, ct, c.beta == 0.0f);
+  for (int64_t e = offsets.back() * ldc; e < m * ldc; ++e) hC.inside[size_t(e)] = false;  // the tail: no group's
+  const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, ab),
+                             bytesC = encode(hC.values, ct);
+  DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
+  dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
+  const DeviceBuffer<int64_t> dOffsets(offsets);
+
+  GemmArgs run;
+  run.opA = Op::N, run.opB = c.opB, run.m = m, run.n = n, run.k = k, run.alpha = c.alpha, run.beta = c.beta;
+  run.A = dA.get(), run.lda = lda, run.B = dB.get(), run.ldb = ldb, run.C = dC.get(), run.ldc = ldc;
+  run.precision = c.precision;
+  run.batch = groups, run.stride_b = stride_b, run.group_offsets = dOffsets.get();
+  const size_t bytes = size_of(ab), c_bytes = size_of(ct);
+  for (int64_t g = 0; g < groups; ++g) {  // the reference, group by group
+    if (c.rows[size_t(g)] == 0) continue;
+    GemmArgs one = run;
+    one.batch = 1, one.stride_b = 0, one.group_offsets = nullptr, one.m = c.rows[size_t(g)];
+    one.A = dA.get() + offsets[size_t(g)] * lda * int64_t(bytes), one.B = dB.get() + g * stride_b * int64_t(bytes);
+    one.C = dRef.get() + offsets[size_t(g)] * ldc * int64_t(c_bytes);
+    cublas.gemm(one);
+  }
+  check_cuda(cudaDeviceSynchronize(), "reference");
+  r.status = run_gemm(c.kernel, run);
+  const cudaError_t err = cudaDeviceSynchronize();
+  auto changed = [](const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
+    int64_t d = 0;
+    for (size_t i = 0; i < now.size(); ++i) d += now[i] != before[i];
+    return d;
+  };
+  r.clobbered = changed(dA.download(), bytesA) + changed(dB.download(), bytesB);
+  const std::vector<uint8_t> bytesD = dC.download();
+  if (!r.status.ok()) r.clobbered += changed(bytesD, bytesC);  // a refused call writes nothing
+  if (!r.status.ok() || err != cudaSuccess) {
+    r.reason = !r.status.ok() ? r.status.message()
+                              : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
+                                    cudaGetErrorString(err);
+    return r;
+  }
+  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
+  for (size_t e = 0; e < D.size(); ++e) {
+    if (!hC.inside[e] && std::memcmp(&bytesD[e * c_bytes], &bytesC[e * c_bytes], c_bytes) != 0) ++r.clobbered;
+  }
+  std::mt19937_64 gen(c.seed);
+  for (int64_t g = 0; g < groups; ++g) {
+    const int64_t rows = c.rows[size_t(g)], at0 = offsets[size_t(g)] * ldc;
+    if (rows == 0) continue;
+    const std::vector<float> Dg(D.begin() + at0, D.begin() + at0 + rows * ldc);
+    const std::vector<float> Rg(R.begin() + at0, R.begin() + at0 + rows * ldc);
+    const Comparison cmp = compare(Dg, Rg, rows, n, ldc);
+    r.nonfinite += cmp.nonfinite;
+    SgemmArgs host{Op::N, c.opB, rows, n, k, c.alpha, hA.values.data() + offsets[size_t(g)] * lda, lda,
+                   hB.matrix(c.share_b ? 0 : g), ldb, c.beta, hC.values.data() + at0, ldc};
+    double d2 = 0, x2 = 0, t2 = 0;
+    const int64_t samples = std::min<int64_t>(rows * n, 32);
+    for (int64_t s = 0; s < samples; ++s) {
+      const int64_t e = rows * n <= 32 ? s : int64_t(gen() % uint64_t(rows * n));
+      double terms2 = 0;
+      const double want = reference_element(host, e / n, e % n, &terms2);
+      const double got = Dg[size_t(e / n * ldc + e % n)];
+      d2 += (got - want) * (got - want), x2 += want * want, t2 += terms2;
+    }
+    r.fp64_checked += samples;
+    r.err_vs_fp64 = std::max(r.err_vs_fp64, relative(d2, std::max(x2, t2)));
+    r.err_vs_cublas = std::max(r.err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(rows * n) / double(samples))));
+  }
+  if (r.nonfinite > 0) r.reason = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
+  else if (r.clobbered > 0) r.reason = std::to_string(r.clobbered) + " elements outside the groups' rows (or of A, B) were overwritten";
+  else if (!(r.err_vs_cublas <= r.tolerance) || !(r.err_vs_fp64 <= r.tolerance)) {
+    char numbers[120];
+    std::snprintf(numbers, sizeof numbers, "error vs fp64 %.2e, vs cuBLAS %.2e; tolerance %.1e", r.err_vs_fp64,
+                  r.err_vs_cublas, r.tolerance);
+    r.reason = std::string("above tolerance: ") + numbers;
+  }
+  r.passed = r.reason.empty();
+  return r;
+}
+
 }  // namespace tessel::harness

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "harness/verify.hpp"
 
@@ -27,5 +28,21 @@ struct BatchCase {
 // dimensions are in 16-byte units. The result's errors are the worst matrix's.
 inline constexpr int64_t kBatchGap = 32;
 VerifyResult verify_batch(Cublas& cublas, const BatchCase& c);
+
+// A grouped GEMM (GemmArgs::group_offsets): groups of rows of one A (op N)
+// and C with these row counts (0 allowed), each with its own B (or one
+// shared), and `tail` rows after the last group that no group covers and
+// that must stay as they are; against cuBLAS group by group and fp64.
+struct GroupedCase {
+  std::string kernel = kAuto;
+  Op opB = Op::T;
+  std::vector<int64_t> rows;  // per group
+  int64_t n = 0, k = 0, tail = 0;
+  Precision precision;
+  float alpha = 1.0f, beta = 0.0f;
+  uint64_t seed = 1;
+  bool share_b = false;
+};
+VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c);
 
 }  // namespace tessel::harness

@@ -265,3 +265,21 @@ TEST(Validation, BatchRefusesPerCallExtras) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Validation, GroupedGemmsAreChecked) {
+  tessel::GemmArgs a = tessel::to_gemm(good());
+  a.batch = 3, a.stride_b = 30;
+  a.group_offsets = reinterpret_cast<const int64_t*>(0x8000);
+  a.opA = Op::T, a.lda = 4;
+  expect_invalid_gemm(a, "group_offsets is set but opA = T");
+  a.opA = Op::N, a.lda = 6, a.stride_c = 20;
+  expect_invalid_gemm(a, "group_offsets is set but stride_a = 0, stride_c = 20");
+  a.stride_c = 0, a.group_offsets = reinterpret_cast<const int64_t*>(0x8004);
+  expect_invalid_gemm(a, "group_offsets is not aligned");
+  a.group_offsets = reinterpret_cast<const int64_t*>(0x8000), a.epilogue.activation = tessel::Activation::kRelu;
+  expect_invalid_gemm(a, "group_offsets with an epilogue or block scales");
+}
+
+}  // namespace

@@ -1,8 +1,9 @@
 // Strided batches (GemmArgs::batch): every precision and op pair, stacked,
 // side-by-side and shared-B layouts, against cuBLAS's strided-batched GEMM
 // and fp64, with guards between the matrices; every registered kernel by
-// name (in one launch where it walks batches, else a launch per matrix);
-// the batch's own refusals.
+// name (in one launch where it walks batches, else a launch per matrix).
+// Grouped GEMMs (GemmArgs::group_offsets): skewed and empty groups, tails
+// that no group covers, every kernel that takes them, the others' refusal.
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
@@ -95,6 +96,61 @@ TEST_F(Batched, AutoDispatchPicksABatchKernel) {
   std::string name;
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   EXPECT_TRUE(tessel::find_kernel(name)->batched) << name;
+}
+
+class Grouped : public GpuTest {
+ protected:
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (!IsSkipped() && !hopper()) GTEST_SKIP() << "grouped GEMMs run on the Hopper cluster kernels";
+  }
+};
+
+TEST_F(Grouped, SkewedAndEmptyGroupsEveryPrecision) {
+  Cublas cublas;
+  const std::vector<std::vector<int64_t>> patterns = {
+      {0, 5, 130, 1, 0, 257}, {64, 64, 64, 64}, {1000}, {3, 0, 0}, {0, 0}, {129, 1, 127, 300, 2, 0, 64, 65}};
+  uint64_t seed = 200;
+  for (const char* name : {"bf16", "f16", "bf16:f32", "f16:f32", "tf32", "e4m3:bf16"}) {
+    for (Op opB : {Op::T, Op::N}) {
+      for (const std::vector<int64_t>& rows : patterns) {
+        GroupedCase c;
+        c.opB = opB, c.rows = rows, c.n = 200, c.k = 136, c.tail = seed % 3 == 0 ? 7 : 0;
+        c.precision = *tessel::parse_precision(name), c.seed = seed++;
+        c.share_b = seed % 4 == 0;
+        if (seed % 2 == 0) c.alpha = -0.75f, c.beta = 1.25f;
+        const VerifyResult r = verify_grouped(cublas, c);
+        EXPECT_TRUE(r.passed) << name << " op B " << (opB == Op::N ? "N" : "T") << " groups of " << ::testing::PrintToString(rows)
+                              << ": " << r.reason;
+      }
+    }
+  }
+}
+
+TEST_F(Grouped, EveryGroupedKernelByNameAndTheOthersRefuse) {
+  Cublas cublas;
+  for (const tessel::KernelInfo& k : tessel::kernels()) {
+    if (!runs_here(k)) continue;
+    GroupedCase c;
+    c.kernel = k.name, c.rows = {70, 0, 300, 5}, c.n = 256, c.k = 256, c.precision = k.precisions.front();
+    const VerifyResult r = verify_grouped(cublas, c);
+    if (k.grouped) {
+      EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
+    } else {
+      EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
+      EXPECT_EQ(r.clobbered, 0) << k.name;
+    }
+  }
+}
+
+// A mixture-of-experts layer's shape: 64 experts, skewed token counts, one launch.
+TEST_F(Grouped, SixtyFourSkewedExperts) {
+  Cublas cublas;
+  GroupedCase c;
+  c.n = 1024, c.k = 512, c.precision = *tessel::parse_precision("bf16");
+  for (int g = 0; g < 64; ++g) c.rows.push_back(g % 7 == 0 ? 0 : (g * 37) % 300 + (g % 5 == 0 ? 900 : 0));
+  const VerifyResult r = verify_grouped(cublas, c);
+  EXPECT_TRUE(r.passed) << r.reason;
 }
 
 }  // namespace

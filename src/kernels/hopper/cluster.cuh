@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <climits>
 #include <type_traits>
 
 #include "device/common.cuh"
@@ -26,10 +27,41 @@ struct KParts {
 };
 
 // A strided batch: `count` matrices of C, each walked as a whole call; A's
-// and B's matrices advance with C's unless that operand is broadcast (a, b false).
+// and B's matrices advance with C's unless that operand is broadcast (a, b
+// false). A grouped GEMM (offsets set): `count` groups of rows of one A and
+// C, group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m), with B's
+// matrix g.
 struct Batches {
   int count;
   bool a, b;
+  const int64_t* offsets = nullptr;
+};
+
+// The walk over a grouped GEMM's work items, one thread's: its items come in
+// increasing order, so the group of the next one is found by walking on from
+// the last (each group's offsets read once). Group g has the cluster tiles of
+// its rows (none for no rows).
+template <class Cfg>
+struct GroupWalk {
+  const Batches& groups;
+  int64_t m;
+  int n;
+  int g = -1, first = 0, units = 0;  // group g's items are [first, first + units)
+  int64_t row0 = 0, row_end = 0;
+  __device__ GroupWalk(const Batches& b, int64_t m_, int n_) : groups(b), m(m_), n(n_) {}
+  // Item w (not below the last one asked): its group's rows and the item's cluster tile in them; false past the end.
+  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u) {
+    while (w >= first + units) {
+      if (++g >= groups.count) return false;
+      first += units;
+      row0 = min(max(groups.offsets[g], int64_t(0)), m);
+      row_end = min(max(groups.offsets[g + 1], row0), m);
+      tiles = ClusterTiles<Cfg>(row_end - row0, n);
+      units = int(tiles.count());
+    }
+    u = w - first;
+    return true;
+  }
 };
 
 // Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
@@ -50,15 +82,26 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int rank = int(sm90::cluster_rank());
   const ClusterTiles<Cfg> tiles(parts.m, p.n);
   const int cluster_tiles = int(tiles.count()), per_matrix = cluster_tiles * parts.count;
-  const int items = per_matrix * batches.count;
+  const int items = batches.offsets != nullptr ? INT_MAX : per_matrix * batches.count;  // grouped: until the walk ends
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
-  // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its part.
-  auto item = [&](int w, int& matrix, int& m0, int& n0, int& k0, int& k1) {
-    matrix = w / per_matrix;
-    w -= matrix * per_matrix;
+  // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its
+  // part (-1 past the last item of a grouped GEMM, whose count the offsets give).
+  GroupWalk<Cfg> walk(batches, parts.m, int(p.n));
+  ClusterTiles<Cfg> group_tiles = tiles;
+  auto item = [&](int w, TileAt& at, int& k0, int& k1) {
+    k0 = 0, k1 = slices;
+    if (batches.offsets != nullptr) {  // the group's own tiles, its rows from row0 on
+      int u = 0;
+      if (!walk.find(w, group_tiles, u)) return -1;
+      group_tiles.origin(u, rank, at.m0, at.n0);
+      at.m0 += int(walk.row0), at.row_end = walk.row_end;  // C is one matrix; B's is the group's
+      return 0;
+    }
+    at.matrix = w / per_matrix;
+    w -= at.matrix * per_matrix;
     const int part = w / cluster_tiles;
-    tiles.origin(w - part * cluster_tiles, rank, m0, n0);
+    tiles.origin(w - part * cluster_tiles, rank, at.m0, at.n0);
     k0 = part * parts.slices, k1 = min(slices, k0 + parts.slices);
     return part;
   };
@@ -69,9 +112,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
       for (int w = first; w < items; w += stride) {
-        int matrix, m0, n0, k0, k1;
-        item(w, matrix, m0, n0, k0, k1);
-        produce_tile(smem, &map_a, &map_b, ring, m0, n0, k0, k1, rank, batches.a ? matrix : 0,
+        TileAt at;
+        int k0, k1;
+        if (item(w, at, k0, k1) < 0) break;
+        const int matrix = batches.offsets != nullptr ? walk.g : at.matrix;
+        produce_tile(smem, &map_a, &map_b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
                      batches.b ? matrix : 0);
       }
       producer_tail(smem, ring);
@@ -80,14 +125,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                   [&](int w, int& m0, int& n0, int& matrix, SliceScales& scales) {
+                                   [&](int w, TileAt& at, SliceScales& scales) {
                                      int k0, k1;
-                                     const int part = item(w, matrix, m0, n0, k0, k1);
+                                     const int part = item(w, at, k0, k1);
+                                     if (part < 0) return -1;
                                      if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
                                        const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
-                                       scales = SliceScales(p, parts.m, int64_t(m0) + row, n0, k0);
+                                       scales = SliceScales(p, parts.m, int64_t(at.m0) + row, at.n0, k0);
                                      }
-                                     m0 += part * parts.rows;
+                                     at.m0 += part * parts.rows;
                                      return k1 - k0;
                                    });
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
@@ -109,8 +155,10 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
     out.m = plan.splits * plan.part_rows;
   }
-  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0};
-  const int64_t items = cluster_tiles * parts.count * a.batch;
+  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
+                        a.group_offsets};
+  // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
+  const int64_t items = a.group_offsets != nullptr ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
   auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
   int clusters = 0;

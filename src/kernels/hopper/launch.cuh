@@ -213,8 +213,9 @@ inline cudaError_t make_store_map(const GemmArgs& a, CUtensorMap* map, bool* tma
   *tma_store = reinterpret_cast<uintptr_t>(a.C) % 16 == 0 && a.ldc * c_size % 16 == 0 && a.n * c_size % 16 == 0 &&
                (a.batch == 1 || a.stride_c * c_size % 16 == 0);
   *map = CUtensorMap{};
-  return *tma_store ? make_batched_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc, a.batch, a.stride_c,
-                                              int(128 / c_size), kStoreBoxRows)
+  return *tma_store ? make_batched_tensor_map(map, a.C, a.precision.c, a.n, a.m, a.ldc,
+                                              a.stride_c != 0 ? a.batch : 1, a.stride_c, int(128 / c_size),
+                                              kStoreBoxRows)
                     : cudaSuccess;
 }
 

@@ -14,6 +14,7 @@
 // will arrive on its barriers any more.
 #pragma once
 
+#include <cstdint>
 #include <type_traits>
 
 #include "device/sm90.cuh"
@@ -362,10 +363,19 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
   }
 }
 
+// Where a work item's results go: the tile's corner, its matrix in a batch,
+// and the row its group of rows ends at (a grouped GEMM; rows from there on
+// belong to the next group and are not stored).
+struct TileAt {
+  int m0 = 0, n0 = 0, matrix = 0;
+  int64_t row_end = INT64_MAX;
+};
+
 // One consumer warpgroup (thread t of 128) of the CTA's work items first,
-// first + stride, ... below end (item(w, m0, n0, matrix, scales): the corner
-// and batch matrix its results go to and, for FP8 block scales, the thread's
-// SliceScales; it returns the item's k-slices), each multiplied and stored. With 16-bit C,
+// first + stride, ... below end (item(w, at, scales): where its results go
+// and, for FP8 block scales, the thread's SliceScales; it returns the item's
+// k-slices, or -1 past the last item), each multiplied and stored. A
+// warpgroup's 64 rows that cross at.row_end leave by direct stores, clipped there. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
 // they leave after each tile (with one tile there is nothing to overlap, and
@@ -385,14 +395,19 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
-      int m0, n0, matrix = 0;
+      TileAt at;
       SliceScales scales;
-      const int slices = item(w, m0, n0, matrix, scales);
+      const int slices = item(w, at, scales);
+      if (slices < 0) break;
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
-      if constexpr (holding) {
-        held.hold(p.alpha, acc, m0 + row0, n0, matrix);
+      if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
+        auto clipped = p;
+        clipped.m = at.row_end;
+        store_result(clipped, map_c, false, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
+      } else if constexpr (holding) {
+        held.hold(p.alpha, acc, at.m0 + row0, at.n0, at.matrix);
       } else {
-        store_result(p, map_c, tma_store, acc, m0 + row0, n0, matrix, t, smem, consumer, store);
+        store_result(p, map_c, tma_store, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
       }
     }
     if constexpr (holding) {
