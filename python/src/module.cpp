@@ -301,7 +301,7 @@ NB_MODULE(_tessel, m) {
       d["name"] = k.name, d["step"] = k.ladder_step, d["summary"] = k.summary, d["precisions"] = precisions;
       d["tile"] = nb::make_tuple(k.tile_m, k.tile_n), d["alignment"] = k.alignment;
       d["min_compute_capability"] = k.min_compute_capability, d["max_compute_capability"] = k.max_compute_capability;
-      d["split_k"] = k.split_k, d["batched"] = k.batched;
+      d["split_k"] = k.split_k, d["batched"] = k.batched, d["grouped"] = k.grouped;
       out.append(d);
     }
     return out;
