@@ -204,6 +204,7 @@ struct VerifyCli {
   std::vector<std::string> epilogue_names{"none"};
   bool block_scales = false;
   int64_t batch = 1;
+  int64_t groups = 0;
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -242,6 +243,26 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                      "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol",
                      epilogues ? "epilogue  " : "", "result");
   int failed = 0, refused = 0, total = 0;
+  if (o.groups > 0) {  // grouped GEMMs: m rows cut into skewed groups and an empty one, 5 rows in none
+    for (const auto& [name, precision] : o.jobs)
+      for (const OpPair& op : o.op_pairs)
+        for (const Shape& shape : o.shapes) {
+          const std::vector<int64_t> offsets = group_offsets(shape.m, o.groups, true);
+          GroupedCase c{name, op.second, {0}, shape.n, shape.k, 5, precision};
+          for (size_t g = 0; g + 1 < offsets.size(); ++g) c.rows.push_back(offsets[g + 1] - offsets[g]);
+          c.seed = o.seed + uint64_t(total);
+          const VerifyResult r = verify_grouped(cublas, c);
+          ++total;
+          failed += !r.passed;
+          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
+                             name, to_string(precision), std::string("N") + op_char(op.second),
+                             std::to_string(o.groups) + "g " + to_string(shape), c.alpha, c.beta, "16B", "-",
+                             r.err_vs_cublas, r.err_vs_fp64, r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+        }
+    out << fmt::format("{} passed, {} failed\n", total - failed, failed);
+    if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
+    return failed ? 1 : 0;
+  }
   if (o.batch > 1) {  // strided batches in three layouts: stacked, sharing B, C's matrices side by side
     for (const auto& [name, precision] : o.jobs)
       for (const OpPair& op : o.op_pairs)
@@ -634,6 +655,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   verify->add_option("--batch", vo.batch,
                      "A strided batch of this many GEMMs per case, in three layouts (matrices stacked, B shared, "
                      "C's side by side)")
+      ->check(CLI::PositiveNumber);
+  verify->add_option("--groups", vo.groups,
+                     "A grouped GEMM per case: its m rows in this many skewed groups after an empty one, 5 rows "
+                     "in none; op B from --ops")
       ->check(CLI::PositiveNumber);
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import _tessel
 
-__all__ = ["matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
+__all__ = ["matmul", "grouped_matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
 
 _DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 _FP8 = ("e4m3", "e5m2")
@@ -180,6 +180,39 @@ def _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale
                            p, kernel or "auto", _stream(a0, stream), allocate,
                            scale_a=_scale_pointer(scale_a, a0, "scale_a"), scale_b=_scale_pointer(scale_b, a0, "scale_b"),
                            batch=(batch, stride(a), stride(b), out.stride(0)))
+    return out
+
+
+def grouped_matmul(a, b, offsets, *, out=None, precision: str | None = None, kernel: str | None = None,
+                   stream=None, out_dtype=None):
+    """A mixture-of-experts layer's GEMMs in one call: rows ``offsets[g] .. offsets[g + 1] - 1`` of
+    ``a`` (tokens, k) times ``b[g]`` (k, n) into the same rows of ``out`` (tokens, n).
+
+    Torch tensors on one GPU: ``b`` of shape (groups, k, n) in any strides whose matrices are
+    row- or column-major (``w.transpose(1, 2)`` of nn.Linear-style (groups, n, k) weights costs
+    no copy), ``offsets`` an int64 tensor of groups + 1 non-decreasing values on the GPU, read
+    there: the counts need no host sync, and the call can be captured into a CUDA graph and
+    replayed with new counts. Groups need no padding; rows in no group are left as they are
+    (uninitialised in an allocated ``out``). Hopper (the cluster kernels).
+    """
+    import torch
+
+    if a.ndim != 2 or b.ndim != 3:
+        raise ValueError(f"grouped_matmul takes a 2-D a and a 3-D b (a is {a.ndim}-D, b is {b.ndim}-D)")
+    groups = b.shape[0]
+    if offsets.dtype != torch.int64 or tuple(offsets.shape) != (groups + 1,):
+        raise ValueError(f"offsets must be an int64 tensor of {groups + 1} values (groups + 1), "
+                         f"not {offsets.dtype} of shape {tuple(offsets.shape)}")
+    if out is None:
+        out = _empty(a, (a.shape[0], b.shape[2]), _out_dtype(a, out_dtype))
+    if a.device.type != "cuda" or any(t.device != a.device for t in (b, offsets, out)):
+        raise ValueError("a, b, offsets and out must be on one CUDA GPU")
+    if groups == 0:
+        return out
+    allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
+    _tessel.gemm_described(_describe(a), _describe(b[0]), _describe(out), a.device.index, 1.0, 0.0,
+                           _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           batch=(groups, 0, b.stride(0), 0), group_offsets=offsets.data_ptr())
     return out
 
 

@@ -108,3 +108,10 @@ def test_batches_are_checked_before_the_gpu():
         call((-2, 20, 30, 24))
     with pytest.raises(ValueError, match="stride_b = -1 must be >= 0"):
         call((3, 20, -1, 24))
+
+
+def test_grouped_needs_a_row_major_out():
+    # a grouped call's groups are rows of out; a column-major out is refused before the GPU.
+    with pytest.raises(ValueError, match="needs a row-major out"):
+        _tessel.gemm_described(described(4, 5, 5, 1), described(5, 6, 6, 1), described(4, 6, 1, 4), 0, 1.0, 0.0,
+                               "f32", "auto", 0, None, batch=(2, 0, 30, 0), group_offsets=0x1000)

@@ -190,3 +190,32 @@ def test_a_batch_shares_a_2d_or_expanded_operand_and_fills_out():
     with pytest.raises(ValueError, match="a has 4 matrices but b has 3"):
         tessel.matmul(a, batch_operand(3, 64, 80, torch.bfloat16, False, 9))
 
+
+def test_grouped_matmul_matches_each_group_and_replays_with_new_counts():
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("grouped GEMMs run on Hopper")
+    groups, k, n = 6, 128, 192
+    w = batch_operand(groups, k, n, torch.bfloat16, True, 10)  # (groups, n, k) weights viewed (groups, k, n)
+    x = operand(600, k, torch.bfloat16, False, 11)
+
+    def want(offsets):
+        out = torch.zeros(600, n, dtype=torch.float64, device="cuda")
+        for g in range(groups):
+            lo, hi = int(offsets[g]), int(offsets[g + 1])
+            out[lo:hi] = x[lo:hi].double() @ w[g].double()
+        return out, int(offsets[-1])
+
+    offsets = torch.tensor([0, 100, 100, 357, 358, 500, 590], dtype=torch.int64, device="cuda")
+    got = tessel.grouped_matmul(x, w, offsets)
+    ref, rows = want(offsets)
+    assert rel_err(got[:rows], ref[:rows]) < TOL[torch.bfloat16]
+    # Captured once, replayed with other counts written into the same offsets tensor.
+    out = torch.zeros(600, n, dtype=torch.bfloat16, device="cuda")
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tessel.grouped_matmul(x, w, offsets, out=out)
+    offsets.copy_(torch.tensor([0, 0, 250, 251, 400, 401, 600], dtype=torch.int64))
+    graph.replay()
+    ref, rows = want(offsets)
+    assert rel_err(out, ref) < TOL[torch.bfloat16]
+
