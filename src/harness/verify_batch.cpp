@@ -43,6 +43,23 @@ Batched make_batched(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int
   return b;
 }
 
+int64_t changed_bytes(const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
+  int64_t d = 0;
+  for (size_t i = 0; i < now.size(); ++i) d += now[i] != before[i];
+  return d;
+}
+
+// Runs the call (by name, or auto-dispatch) and waits for it: its status in
+// r, the bytes of A and B it changed (none may) counted as clobbered.
+cudaError_t run_case(const std::string& kernel, const GemmArgs& run, const DeviceBuffer<uint8_t>& dA,
+                     const std::vector<uint8_t>& bytesA, const DeviceBuffer<uint8_t>& dB,
+                     const std::vector<uint8_t>& bytesB, VerifyResult* r) {
+  r->status = run_gemm(kernel, run);
+  const cudaError_t err = cudaDeviceSynchronize();
+  r->clobbered = changed_bytes(dA.download(), bytesA) + changed_bytes(dB.download(), bytesB);
+  return err;
+}
+
 int64_t in_units(int64_t elements, DType t) {
   const int64_t unit = std::max<int64_t>(1, 16 / int64_t(size_of(t)));
   return (elements + unit - 1) / unit * unit;
@@ -93,17 +110,10 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
     cublas.gemm(ref);
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
-  r.status = run_gemm(c.kernel, run);
-  const cudaError_t err = cudaDeviceSynchronize();
-  auto changed = [](const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
-    int64_t d = 0;
-    for (size_t i = 0; i < now.size(); ++i) d += now[i] != before[i];
-    return d;
-  };
-  r.clobbered = changed(dA.download(), bytesA) + changed(dB.download(), bytesB);
+  const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
   const std::vector<uint8_t> bytesD = dC.download();
   if (!r.status.ok()) {
-    r.clobbered += changed(bytesD, bytesC);
+    r.clobbered += changed_bytes(bytesD, bytesC);
     r.reason = r.status.message() + (r.clobbered ? " (and it changed " + std::to_string(r.clobbered) + " bytes)" : "");
     return r;
   }
@@ -194,16 +204,9 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
     cublas.gemm(one);
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
-  r.status = run_gemm(c.kernel, run);
-  const cudaError_t err = cudaDeviceSynchronize();
-  auto changed = [](const std::vector<uint8_t>& now, const std::vector<uint8_t>& before) {
-    int64_t d = 0;
-    for (size_t i = 0; i < now.size(); ++i) d += now[i] != before[i];
-    return d;
-  };
-  r.clobbered = changed(dA.download(), bytesA) + changed(dB.download(), bytesB);
+  const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
   const std::vector<uint8_t> bytesD = dC.download();
-  if (!r.status.ok()) r.clobbered += changed(bytesD, bytesC);  // a refused call writes nothing
+  if (!r.status.ok()) r.clobbered += changed_bytes(bytesD, bytesC);  // a refused call writes nothing
   if (!r.status.ok() || err != cudaSuccess) {
     r.reason = !r.status.ok() ? r.status.message()
                               : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
