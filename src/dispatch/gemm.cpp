@@ -488,7 +488,10 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
               const WorkspaceAllocator* allocate = nullptr, Realign realign = {}) {
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
-  if (call.batch > 1 && !runs_batch(e, call)) return launch_each(e, call, d, stream, no_room, allocate, realign);
+  // A strided batch that e does not run in one launch, or that only scales C: a matrix at a time.
+  if (call.batch > 1 && call.group_offsets == nullptr && !(runs_batch(e, call) && multiplies(call))) {
+    return launch_each(e, call, d, stream, no_room, allocate, realign);
+  }
   const bool epilogue = call.epilogue.any();
   GemmArgs a = product_call(call);
   if (Status s = can_run(e, a, d.cc, realign); !s.ok()) return s;
@@ -522,12 +525,8 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else if (!epilogue) {  // C = beta * C, each matrix of a batch (a grouped GEMM's C is one matrix)
-    const int64_t matrices = a.group_offsets != nullptr ? 1 : a.batch;
-    for (int64_t i = 0; i < matrices && err == cudaSuccess; ++i) {
-      void* c = static_cast<char*>(a.C) + i * a.stride_c * int64_t(size_of(a.precision.c));
-      err = impl::launch_scale(a.beta, c, a.m, a.n, a.ldc, stream, a.precision.c);
-    }
+  } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix)
+    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
     err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,

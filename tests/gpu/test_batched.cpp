@@ -85,6 +85,21 @@ TEST_F(Batched, ManyMatricesAndDeepK) {
   }
 }
 
+// k == 0: every matrix's C becomes beta * C (zeros for beta = 0), a matrix at a time.
+TEST_F(Batched, WithoutAProductEveryMatrixIsScaled) {
+  Cublas cublas;
+  uint64_t seed = 700;
+  for (const char* name : {"f32", "bf16"}) {
+    for (float beta : {0.0f, 0.5f}) {
+      BatchCase c;
+      c.opA = Op::N, c.opB = Op::T, c.shape = {40, 30, 0}, c.batch = 3, c.precision = *tessel::parse_precision(name);
+      c.beta = beta, c.seed = seed++;
+      const VerifyResult r = verify_batch(cublas, c);
+      EXPECT_TRUE(r.passed) << name << " beta " << beta << ": " << r.reason;
+    }
+  }
+}
+
 // Auto-dispatch runs a batch in one launch where a kernel walks batches.
 TEST_F(Batched, AutoDispatchPicksABatchKernel) {
   if (!hopper()) GTEST_SKIP() << "the batch kernels of 16-bit inputs are Hopper's";
