@@ -243,6 +243,21 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                      "op", "m x n x k", "alpha", "beta", "align", "pad", "err cuBLAS", "err fp64", "tol",
                      epilogues ? "epilogue  " : "", "result");
   int failed = 0, refused = 0, total = 0;
+  // A batch or grouped case: its row; and the summary that ends such a run.
+  const auto batch_row = [&](const std::string& name, const Precision& precision, const std::string& op,
+                             const std::string& shape, float alpha, float beta, const char* layout,
+                             const VerifyResult& r) {
+    ++total;
+    failed += !r.passed;
+    out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
+                       to_string(precision), op, shape, alpha, beta, "16B", layout, r.err_vs_cublas, r.err_vs_fp64,
+                       r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+  };
+  const auto batch_summary = [&] {
+    out << fmt::format("{} passed, {} failed\n", total - failed, failed);
+    if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
+    return failed ? 1 : 0;
+  };
   if (o.groups > 0) {  // grouped GEMMs: m rows cut into skewed groups and an empty one, 5 rows in none
     for (const auto& [name, precision] : o.jobs)
       for (const OpPair& op : o.op_pairs)
@@ -251,17 +266,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           GroupedCase c{name, op.second, {0}, shape.n, shape.k, 5, precision};
           for (size_t g = 0; g + 1 < offsets.size(); ++g) c.rows.push_back(offsets[g + 1] - offsets[g]);
           c.seed = o.seed + uint64_t(total);
-          const VerifyResult r = verify_grouped(cublas, c);
-          ++total;
-          failed += !r.passed;
-          out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
-                             name, to_string(precision), std::string("N") + op_char(op.second),
-                             std::to_string(o.groups) + "g " + to_string(shape), c.alpha, c.beta, "16B", "-",
-                             r.err_vs_cublas, r.err_vs_fp64, r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+          batch_row(name, precision, std::string("N") + op_char(op.second),
+                    std::to_string(o.groups) + "g " + to_string(shape), c.alpha, c.beta, "-", verify_grouped(cublas, c));
         }
-    out << fmt::format("{} passed, {} failed\n", total - failed, failed);
-    if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
-    return failed ? 1 : 0;
+    return batch_summary();
   }
   if (o.batch > 1) {  // strided batches in three layouts: stacked, sharing B, C's matrices side by side
     for (const auto& [name, precision] : o.jobs)
@@ -271,18 +279,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
             BatchCase c{name, op.first, op.second, shape, o.batch, precision};
             c.seed = o.seed + uint64_t(total), c.share_b = layout == 1, c.side_by_side = layout == 2;
             if (layout == 1) c.alpha = -0.75f, c.beta = 1.25f;
-            const VerifyResult r = verify_batch(cublas, c);
-            ++total;
-            failed += !r.passed;
-            out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n",
-                               name, to_string(precision), to_string(op),
-                               std::to_string(o.batch) + " x " + to_string(shape), c.alpha, c.beta, "16B",
-                               layout == 0 ? "stack" : layout == 1 ? "sharB" : "side", r.err_vs_cublas, r.err_vs_fp64,
-                               r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
+            batch_row(name, precision, to_string(op), std::to_string(o.batch) + " x " + to_string(shape), c.alpha,
+                      c.beta, layout == 0 ? "stack" : layout == 1 ? "sharB" : "side", verify_batch(cublas, c));
           }
-    out << fmt::format("{} passed, {} failed\n", total - failed, failed);
-    if (failed) err << fmt::format("error: {} of {} verification cases failed\n", failed, total);
-    return failed ? 1 : 0;
+    return batch_summary();
   }
   for (const auto& [name, precision] : o.jobs) {
     // With --ld-pad the leading dimensions are exactly minimum + pad, and a

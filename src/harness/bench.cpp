@@ -265,15 +265,9 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, offsets);
       // A grouped call as a loop of tessel calls, a group each (what a caller without grouped GEMMs runs).
       auto tessel_loop = [&] {
-        GemmArgs one = ref;
-        one.batch = 1, one.group_offsets = nullptr, one.stride_b = 0;
-        const int64_t ab_bytes = int64_t(size_of(ab)), c_bytes = int64_t(size_of(ct));
         for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-          one.m = offsets[g + 1] - offsets[g];
+          const GemmArgs one = group_call(ref, offsets, g);
           if (one.m == 0) continue;
-          one.A = static_cast<const char*>(ref.A) + offsets[g] * ref.lda * ab_bytes;
-          one.B = static_cast<const char*>(ref.B) + int64_t(g) * ref.stride_b * ab_bytes;
-          one.C = static_cast<char*>(ref.C) + offsets[g] * ref.ldc * c_bytes;
           if (Status s = gemm(one); !s.ok()) throw std::runtime_error(s.message());
         }
       };

@@ -103,6 +103,10 @@ const char* cuda_type_name(DType t) {
   return "CUDA_R_32F";
 }
 bool is_sgemm(const Precision& p) { return p == Precision{}; }
+cublasOperation_t cublas_op(Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; }
+cublasComputeType_t compute_type(const Precision& p) {
+  return p.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
 }  // namespace
 
 cudaDataType_t cuda_type(DType t) {
@@ -151,9 +155,12 @@ GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
 }
 
 void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
-  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  const auto op = cublas_op;
+  if (a.batch > 1 && is_fp8(a.precision.ab)) {  // no strided-batched FP8 in cuBLAS: a call per matrix
+    for (int64_t i = 0; i < a.batch; ++i) gemm(matrix_call(a, i), stream);
+    return;
+  }
   if (a.batch > 1) {  // the strided batch in one call
-    if (is_fp8(a.precision.ab)) throw std::invalid_argument("Cublas::gemm: an FP8 batch has no reference");
     check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
     if (is_sgemm(a.precision)) {
       check_cublas(cublasSgemmStridedBatched_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha,
@@ -164,11 +171,9 @@ void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
       return;
     }
     const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
-    const cublasComputeType_t compute =
-        a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     check_cublas(cublasGemmStridedBatchedEx_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, ab, a.ldb,
                                                a.stride_b, a.A, ab, a.lda, a.stride_a, &a.beta, a.C, c, a.ldc,
-                                               a.stride_c, a.batch, compute, CUBLAS_GEMM_DEFAULT),
+                                               a.stride_c, a.batch, compute_type(a.precision), CUBLAS_GEMM_DEFAULT),
                  "cublasGemmStridedBatchedEx_64");
     return;
   }
@@ -183,11 +188,9 @@ void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
     return;
   }
   const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
-  const cublasComputeType_t compute =
-      a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
   check_cublas(cublasGemmEx_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, ab, a.ldb, a.A, ab, a.lda,
-                               &a.beta, a.C, c, a.ldc, compute, CUBLAS_GEMM_DEFAULT),
+                               &a.beta, a.C, c, a.ldc, compute_type(a.precision), CUBLAS_GEMM_DEFAULT),
                "cublasGemmEx_64");
 }
 
@@ -195,34 +198,48 @@ void Cublas::sgemm(const SgemmArgs& a, cudaStream_t stream) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the
   // row-major arrays read as column-major are the transposes, so swap the
   // operands and m/n and keep each op.
-  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
+  const auto op = cublas_op;
   check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
   check_cublas(cublasSgemm_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.B, a.ldb, a.A, a.lda,
                               &a.beta, a.C, a.ldc),
                "cublasSgemm_64");
 }
 
+GemmArgs matrix_call(const GemmArgs& a, int64_t i) {
+  GemmArgs one = a;
+  one.batch = 1, one.stride_a = one.stride_b = one.stride_c = 0;
+  one.A = static_cast<const char*>(a.A) + i * a.stride_a * int64_t(size_of(a.precision.ab));
+  one.B = static_cast<const char*>(a.B) + i * a.stride_b * int64_t(size_of(a.precision.ab));
+  one.C = static_cast<char*>(a.C) + i * a.stride_c * int64_t(size_of(a.precision.c));
+  return one;
+}
+
+GemmArgs group_call(const GemmArgs& a, const std::vector<int64_t>& offsets, size_t g) {
+  GemmArgs one = a;
+  one.batch = 1, one.group_offsets = nullptr, one.stride_b = 0, one.m = offsets[g + 1] - offsets[g];
+  one.A = static_cast<const char*>(a.A) + offsets[g] * a.lda * int64_t(size_of(a.precision.ab));
+  one.B = static_cast<const char*>(a.B) + int64_t(g) * a.stride_b * int64_t(size_of(a.precision.ab));
+  one.C = static_cast<char*>(a.C) + offsets[g] * a.ldc * int64_t(size_of(a.precision.c));
+  return one;
+}
+
 CublasGrouped::CublasGrouped(const GemmArgs& a, const std::vector<int64_t>& offsets) {
   check_cublas(cublasCreate(&handle_), "cublasCreate");
-  auto op = [](Op o) { return o == Op::N ? CUBLAS_OP_N : CUBLAS_OP_T; };
   std::vector<const void*> as, bs;
   std::vector<void*> cs;
-  const size_t ab = size_of(a.precision.ab), c = size_of(a.precision.c);
   for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-    const int64_t rows = offsets[g + 1] - offsets[g];
-    if (rows == 0) continue;
+    const GemmArgs one = group_call(a, offsets, g);
+    if (one.m == 0) continue;
     // Column-major C^T = op(B)^T op(A)^T, as Cublas::gemm.
-    op_a_.push_back(op(a.opB)), op_b_.push_back(op(a.opA));
-    m_.push_back(a.n), n_.push_back(rows), k_.push_back(a.k);
+    op_a_.push_back(cublas_op(a.opB)), op_b_.push_back(cublas_op(a.opA));
+    m_.push_back(a.n), n_.push_back(one.m), k_.push_back(a.k);
     lda_.push_back(a.ldb), ldb_.push_back(a.lda), ldc_.push_back(a.ldc), size_.push_back(1);
     alpha_.push_back(a.alpha), beta_.push_back(a.beta);
-    as.push_back(static_cast<const char*>(a.B) + int64_t(g) * a.stride_b * int64_t(ab));
-    bs.push_back(static_cast<const char*>(a.A) + offsets[g] * a.lda * int64_t(ab));
-    cs.push_back(static_cast<char*>(a.C) + offsets[g] * a.ldc * int64_t(c));
+    as.push_back(one.B), bs.push_back(one.A), cs.push_back(one.C);
   }
   a_ = DeviceBuffer<const void*>(as), b_ = DeviceBuffer<const void*>(bs), c_ = DeviceBuffer<void*>(cs);
   ab_ = cuda_type(a.precision.ab), c_type_ = cuda_type(a.precision.c);
-  compute_ = a.precision.compute == Compute::kTF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  compute_ = compute_type(a.precision);
 }
 
 CublasGrouped::~CublasGrouped() { cublasDestroy(handle_); }

@@ -96,7 +96,8 @@ class Cublas {
   Cublas(const Cublas&) = delete;
   Cublas& operator=(const Cublas&) = delete;
   void sgemm(const SgemmArgs& args, cudaStream_t stream = nullptr);
-  // FP8 inputs: widened(args) multiplied (a reference result; cuBLASLt's FP8 GEMM: CublasLt).
+  // FP8 inputs: widened(args) multiplied (a reference result; cuBLASLt's FP8 GEMM: CublasLt); a
+  // strided batch in one call (FP8: a call per matrix, cuBLAS has no FP8 batch).
   void gemm(const GemmArgs& args, cudaStream_t stream = nullptr);
   // An FP8 call as a 16-bit one on the same values: A and B widened to bf16
   // (f16 for f16 C; both hold FP8 exactly) into buffers this object keeps
@@ -109,6 +110,12 @@ class Cublas {
   cublasHandle_t handle_ = nullptr;
   DeviceBuffer<uint16_t> wide_a_, wide_b_;  // FP8 operands widened
 };
+
+// Matrix i of a strided batch as a call of its own.
+GemmArgs matrix_call(const GemmArgs& batch, int64_t i);
+// Group g of a grouped call (GemmArgs::group_offsets, given on the host as
+// `offsets`) as a call of its own: its rows of A and C, its B.
+GemmArgs group_call(const GemmArgs& grouped, const std::vector<int64_t>& offsets, size_t g);
 
 // cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) on a grouped call
 // (GemmArgs::group_offsets, its offsets given on the host too): a group of

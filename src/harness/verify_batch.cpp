@@ -65,6 +65,49 @@ int64_t in_units(int64_t elements, DType t) {
   return (elements + unit - 1) / unit * unit;
 }
 
+// One matrix of the result (rows x n at D[at], leading dimension ldc, host's
+// sizes and operands): every element against the reference R, `most` samples
+// against fp64; r keeps the worst matrix's errors.
+void check_matrix(const std::vector<float>& D, const std::vector<float>& R, int64_t at, const SgemmArgs& host,
+                  int64_t most, std::mt19937_64& gen, VerifyResult* r) {
+  const int64_t rows = host.m, n = host.n, ldc = host.ldc;
+  const std::vector<float> Di(D.begin() + at, D.begin() + at + rows * ldc);
+  const std::vector<float> Ri(R.begin() + at, R.begin() + at + rows * ldc);
+  const Comparison cmp = compare(Di, Ri, rows, n, ldc);
+  r->nonfinite += cmp.nonfinite;
+  double d2 = 0, x2 = 0, t2 = 0, c2 = 0;
+  const int64_t samples = std::min(rows * n, most);
+  for (int64_t s = 0; s < samples; ++s) {
+    const int64_t e = rows * n <= most ? s : int64_t(gen() % uint64_t(rows * n));
+    double terms2 = 0;
+    const double want = reference_element(host, e / n, e % n, &terms2);
+    const size_t i = size_t(e / n * ldc + e % n);
+    d2 += (Di[i] - want) * (Di[i] - want), c2 += (Ri[i] - want) * (Ri[i] - want);
+    x2 += want * want, t2 += terms2;
+  }
+  const double scale2 = std::max(x2, t2);
+  r->fp64_checked += samples;
+  r->err_vs_fp64 = std::max(r->err_vs_fp64, relative(d2, scale2));
+  r->cublas_vs_fp64 = std::max(r->cublas_vs_fp64, relative(c2, scale2));
+  r->err_vs_cublas =
+      std::max(r->err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(rows * n) / double(samples))));
+}
+
+// The verdict from r's counts and errors; `outside`: what a clobbered element lay outside of.
+void verdict(const char* outside, VerifyResult* r) {
+  std::string why;
+  if (r->nonfinite > 0) why = std::to_string(r->nonfinite) + " NaN/Inf outputs where the reference is finite";
+  else if (r->clobbered > 0) why = std::to_string(r->clobbered) + " elements outside " + outside + " (or of A, B) were overwritten";
+  else if (!(r->err_vs_cublas <= r->tolerance) || !(r->err_vs_fp64 <= r->tolerance)) {
+    char numbers[160];
+    std::snprintf(numbers, sizeof numbers, "error vs fp64 %.2e, vs cuBLAS %.2e; cuBLAS vs fp64 %.2e; tolerance %.1e",
+                  r->err_vs_fp64, r->err_vs_cublas, r->cublas_vs_fp64, r->tolerance);
+    why = std::string("above tolerance: ") + numbers;
+  }
+  r->reason = why;
+  r->passed = why.empty();
+}
+
 }  // namespace
 
 VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
@@ -97,18 +140,7 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   run.batch = count, run.stride_a = stride_a, run.stride_b = stride_b, run.stride_c = stride_c;
   GemmArgs ref = run;
   ref.C = dRef.get();
-  if (is_fp8(ab)) {  // no strided-batched FP8 in cuBLAS: a call per matrix on the widened operands
-    const size_t bytes = size_of(ab), c_bytes = size_of(ct);
-    for (int64_t i = 0; i < count; ++i) {
-      GemmArgs one = ref;
-      one.batch = 1;
-      one.A = dA.get() + i * stride_a * int64_t(bytes), one.B = dB.get() + i * stride_b * int64_t(bytes);
-      one.C = dRef.get() + i * stride_c * int64_t(c_bytes);
-      cublas.gemm(one);
-    }
-  } else {
-    cublas.gemm(ref);
-  }
+  cublas.gemm(ref);
   check_cuda(cudaDeviceSynchronize(), "reference");
   const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
   const std::vector<uint8_t> bytesD = dC.download();
@@ -129,40 +161,11 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   // Each matrix: every element against cuBLAS, a sample against fp64.
   std::mt19937_64 gen(c.seed);
   for (int64_t i = 0; i < count; ++i) {
-    const std::vector<float> Di(D.begin() + i * stride_c, D.begin() + i * stride_c + m * ldc);
-    const std::vector<float> Ri(R.begin() + i * stride_c, R.begin() + i * stride_c + m * ldc);
-    const Comparison cmp = compare(Di, Ri, m, n, ldc);
-    r.nonfinite += cmp.nonfinite;
-    SgemmArgs host{c.opA, c.opB, m, n, k, c.alpha, hA.matrix(i), lda, hB.matrix(c.share_b ? 0 : i), ldb, c.beta,
-                   const_cast<float*>(hC.matrix(i)), ldc};
-    double d2 = 0, x2 = 0, t2 = 0, c2 = 0;
-    const int64_t samples = std::min<int64_t>(m * n, 64);
-    for (int64_t s = 0; s < samples; ++s) {
-      const int64_t e = m * n <= 64 ? s : int64_t(gen() % uint64_t(m * n));
-      const int64_t row = e / n, col = e % n;
-      double terms2 = 0;
-      const double want = reference_element(host, row, col, &terms2);
-      const size_t at = size_t(row * ldc + col);
-      d2 += (Di[at] - want) * (Di[at] - want), c2 += (Ri[at] - want) * (Ri[at] - want);
-      x2 += want * want, t2 += terms2;
-    }
-    const double scale2 = std::max(x2, t2);
-    r.fp64_checked += samples;
-    r.err_vs_fp64 = std::max(r.err_vs_fp64, relative(d2, scale2));
-    r.cublas_vs_fp64 = std::max(r.cublas_vs_fp64, relative(c2, scale2));
-    r.err_vs_cublas = std::max(r.err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(m * n) / double(samples))));
+    const SgemmArgs host{c.opA, c.opB, m, n, k, c.alpha, hA.matrix(i), lda, hB.matrix(c.share_b ? 0 : i), ldb,
+                         c.beta, const_cast<float*>(hC.matrix(i)), ldc};
+    check_matrix(D, R, i * stride_c, host, 64, gen, &r);
   }
-  std::string why;
-  if (r.nonfinite > 0) why = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
-  else if (r.clobbered > 0) why = std::to_string(r.clobbered) + " elements outside the C matrices (or of A, B) were overwritten";
-  else if (!(r.err_vs_cublas <= r.tolerance) || !(r.err_vs_fp64 <= r.tolerance)) {
-    char numbers[160];
-    std::snprintf(numbers, sizeof numbers, "error vs fp64 %.2e, vs cuBLAS %.2e; cuBLAS vs fp64 %.2e; tolerance %.1e",
-                  r.err_vs_fp64, r.err_vs_cublas, r.cublas_vs_fp64, r.tolerance);
-    why = std::string("above tolerance: ") + numbers;
-  }
-  r.reason = why;
-  r.passed = why.empty();
+  verdict("the C matrices", &r);
   return r;
 }
 
@@ -194,14 +197,10 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   run.A = dA.get(), run.lda = lda, run.B = dB.get(), run.ldb = ldb, run.C = dC.get(), run.ldc = ldc;
   run.precision = c.precision;
   run.batch = groups, run.stride_b = stride_b, run.group_offsets = dOffsets.get();
-  const size_t bytes = size_of(ab), c_bytes = size_of(ct);
-  for (int64_t g = 0; g < groups; ++g) {  // the reference, group by group
-    if (c.rows[size_t(g)] == 0) continue;
-    GemmArgs one = run;
-    one.batch = 1, one.stride_b = 0, one.group_offsets = nullptr, one.m = c.rows[size_t(g)];
-    one.A = dA.get() + offsets[size_t(g)] * lda * int64_t(bytes), one.B = dB.get() + g * stride_b * int64_t(bytes);
-    one.C = dRef.get() + offsets[size_t(g)] * ldc * int64_t(c_bytes);
-    cublas.gemm(one);
+  GemmArgs ref = run;
+  ref.C = dRef.get();
+  for (size_t g = 0; g < size_t(groups); ++g) {  // the reference, group by group
+    if (c.rows[g] > 0) cublas.gemm(group_call(ref, offsets, g));
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
   const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
@@ -214,6 +213,7 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
     return r;
   }
   const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
+  const size_t c_bytes = size_of(ct);
   for (size_t e = 0; e < D.size(); ++e) {
     if (!hC.inside[e] && std::memcmp(&bytesD[e * c_bytes], &bytesC[e * c_bytes], c_bytes) != 0) ++r.clobbered;
   }
@@ -221,34 +221,11 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   for (int64_t g = 0; g < groups; ++g) {
     const int64_t rows = c.rows[size_t(g)], at0 = offsets[size_t(g)] * ldc;
     if (rows == 0) continue;
-    const std::vector<float> Dg(D.begin() + at0, D.begin() + at0 + rows * ldc);
-    const std::vector<float> Rg(R.begin() + at0, R.begin() + at0 + rows * ldc);
-    const Comparison cmp = compare(Dg, Rg, rows, n, ldc);
-    r.nonfinite += cmp.nonfinite;
-    SgemmArgs host{Op::N, c.opB, rows, n, k, c.alpha, hA.values.data() + offsets[size_t(g)] * lda, lda,
-                   hB.matrix(c.share_b ? 0 : g), ldb, c.beta, hC.values.data() + at0, ldc};
-    double d2 = 0, x2 = 0, t2 = 0;
-    const int64_t samples = std::min<int64_t>(rows * n, 32);
-    for (int64_t s = 0; s < samples; ++s) {
-      const int64_t e = rows * n <= 32 ? s : int64_t(gen() % uint64_t(rows * n));
-      double terms2 = 0;
-      const double want = reference_element(host, e / n, e % n, &terms2);
-      const double got = Dg[size_t(e / n * ldc + e % n)];
-      d2 += (got - want) * (got - want), x2 += want * want, t2 += terms2;
-    }
-    r.fp64_checked += samples;
-    r.err_vs_fp64 = std::max(r.err_vs_fp64, relative(d2, std::max(x2, t2)));
-    r.err_vs_cublas = std::max(r.err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(rows * n) / double(samples))));
+    const SgemmArgs host{Op::N, c.opB, rows, n, k, c.alpha, hA.values.data() + offsets[size_t(g)] * lda, lda,
+                         hB.matrix(c.share_b ? 0 : g), ldb, c.beta, hC.values.data() + at0, ldc};
+    check_matrix(D, R, at0, host, 32, gen, &r);
   }
-  if (r.nonfinite > 0) r.reason = std::to_string(r.nonfinite) + " NaN/Inf outputs where the reference is finite";
-  else if (r.clobbered > 0) r.reason = std::to_string(r.clobbered) + " elements outside the groups' rows (or of A, B) were overwritten";
-  else if (!(r.err_vs_cublas <= r.tolerance) || !(r.err_vs_fp64 <= r.tolerance)) {
-    char numbers[120];
-    std::snprintf(numbers, sizeof numbers, "error vs fp64 %.2e, vs cuBLAS %.2e; tolerance %.1e", r.err_vs_fp64,
-                  r.err_vs_cublas, r.tolerance);
-    r.reason = std::string("above tolerance: ") + numbers;
-  }
-  r.passed = r.reason.empty();
+  verdict("the groups' rows", &r);
   return r;
 }
 
