@@ -60,7 +60,7 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
 double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t batch) {
   int64_t busiest = 0;
   plan_schedule(e, m, n, k, sms, &busiest, batch);
-  return double(busiest) * double(e.cluster) * double(e.info.tile_m) * double(e.info.tile_n) / e.speed;
+  return double(busiest) * double(e.info.tile_m) * double(e.info.tile_n) / e.speed;
 }
 
 const KernelEntry* pick_persistent(const std::vector<const KernelEntry*>& candidates, int64_t m, int64_t n, int64_t k,

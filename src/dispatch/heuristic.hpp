@@ -28,8 +28,9 @@ const KernelEntry* pick_by_blocks(const std::vector<const KernelEntry*>& candida
 // tiles): the estimated time of e for an m x n x k call on `sms` SMs, in
 // arbitrary units comparable between kernels: the k-slices the busiest
 // cluster works through (whole units in waves, or step 15's stream-K plan
-// with its fix-up cost), times the tile area of a slice, over the kernel's
-// relative speed (KernelEntry::speed: smaller tiles reuse each load less).
+// with its fix-up cost), times one CTA's tile area (a cluster's CTAs work at
+// once), over the kernel's relative speed (KernelEntry::speed: smaller tiles
+// reuse each load less).
 double persistent_time(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int sms, int64_t batch = 1);
 
 // The candidate with the least persistent_time (on a tie, the later one in

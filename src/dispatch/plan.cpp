@@ -149,7 +149,7 @@ LaunchPlan plan_persistent(const KernelEntry& e, int64_t m, int64_t n, int64_t k
   int64_t time = impl::whole_units_slices(units, slices, p.clusters);
   if (e.info.split_k && batch == 1) plan_persistent_split(e, m, n, k, units, slices, &p, &time);
   if (e.stream_k && batch == 1) {
-    p.stream_k = impl::plan_stream_k(units, slices, p.clusters, &time);
+    p.stream_k = impl::plan_stream_k(units, slices, p.clusters, &time, e.stream_k_cost);
     if (p.stream_k.sharing > 0) {  // a slot per consumer warpgroup (64 rows of the tile) of every CTA
       p.stream_k_slots = p.clusters * e.cluster * (e.info.tile_m / 64);
       p.stream_k_slot_floats = int64_t(64) * e.info.tile_n;

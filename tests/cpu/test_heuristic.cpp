@@ -282,6 +282,15 @@ TEST(Heuristic, PersistentKernelsFillTheLastWave) {
   EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_cluster_bf16_128x256_streamk");          // 6.06 waves: share the last two
 }
 
+TEST(Heuristic, SmallMStreamsOnSingleCtas) {
+  // m <= 64: a cluster's second row tile would lie past m; single CTAs share every unit's k-slices.
+  for (int64_t m : {1, 16, 64}) {
+    EXPECT_EQ(pick_persistent(m, 18432, 7168), "wgmma_bf16_64x128_streamk") << m;
+    EXPECT_EQ(pick_persistent(m, 4096, 4096), "wgmma_bf16_64x128_streamk") << m;
+  }
+  EXPECT_EQ(pick_persistent(512, 18432, 7168), "wgmma_cluster_bf16_128x256_streamk");
+}
+
 TEST(Heuristic, StreamKSharesOnlyWhenItPays) {
   int64_t busiest = 0;
   // 4096^3: 256 units of 64 slices on 66 clusters; whole units: 4 x 64 slices.

@@ -272,15 +272,19 @@ class StreamKTest : public GpuTestWithParam<std::string> {};
 TEST_P(StreamKTest, SharedUnitsAddUp) {
   const std::string kernel = kernel_of(GetParam());
   SKIP_IF_NOT_FOR_THIS_GPU(kernel);
-  const auto info = tessel::find_kernel(kernel);
-  ASSERT_TRUE(info.has_value());
-  const int clusters = tessel::harness::query_gpu().sm_count / 2;
+  const tessel::KernelEntry* e = tessel::find_entry(kernel);
+  ASSERT_NE(e, nullptr);
+  // Units of `rows` rows; shapes of fewer units than clusters, a few waves' worth, and two waves and a bit.
+  const int64_t rows = int64_t(e->info.tile_m) * e->cluster, cols = e->info.tile_n;
+  const int clusters = tessel::harness::query_gpu().sm_count / e->cluster;
   Cublas cublas;
   uint64_t seed = 40;
-  for (const Shape& shape : {Shape{128, 67 * 256 - 5, 2000}, Shape{384, 40 * 256 - 3, 3000},
-                             Shape{128, (2 * clusters + 5) * 256, 2048}}) {
-    const int64_t units = (shape.m + 255) / 256 * ((shape.n + 255) / 256), slices = (shape.k + 63) / 64;
-    EXPECT_GT(tessel::impl::plan_stream_k(units, slices, clusters).sharing, 0) << to_string(shape) << " is not shared";
+  for (const Shape& shape : {Shape{rows / 2, 67 * cols - 5, 2000}, Shape{3 * rows / 2, 40 * cols - 3, 3000},
+                             Shape{rows / 2, (2 * clusters + 5) * cols, 2048}}) {
+    const int64_t units = tessel::impl::ClusterUnits(shape.m, shape.n, e->info.tile_m, e->info.tile_n, e->cluster).count();
+    const int64_t slices = (shape.k + 63) / 64;
+    EXPECT_GT(tessel::impl::plan_stream_k(units, slices, clusters, nullptr, e->stream_k_cost).sharing, 0)
+        << to_string(shape) << " is not shared";
     for (const OpPair& ops : parse_ops("NN,TT")) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}}) {
         const VerifyCase c{kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad, seed++, s.ld_align,
@@ -294,7 +298,8 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
-                         ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32"),
+                         ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32",
+                                           "wgmma_f16_64x128_streamk@f16:f32", "wgmma_bf16_64x128_streamk@bf16"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 14's split-k: shapes whose plans cut k (a few units over deep k; k

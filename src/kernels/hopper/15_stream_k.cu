@@ -183,8 +183,12 @@ cudaError_t resident_stream_k(int* clusters) {
 // The configurations the registry lists (src/dispatch/registry.cpp).
 template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Solo64x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Solo64x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
 template cudaError_t resident_stream_k<Cluster128x256, DType::kF16>(int*);
 template cudaError_t resident_stream_k<Cluster128x256, DType::kBF16>(int*);
+template cudaError_t resident_stream_k<Solo64x128, DType::kF16>(int*);
+template cudaError_t resident_stream_k<Solo64x128, DType::kBF16>(int*);
 
 }  // namespace tessel::impl

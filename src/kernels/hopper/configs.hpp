@@ -55,12 +55,12 @@ struct MmaTmaConfig : WarpSpecializedConfig {
 // and TMA stores (and C, for beta != 0, comes in by TMA loads).
 // kSpeed: throughput per tile area relative to 128 x 256, for the
 // dispatcher's estimate (from the H100 measurements in docs/ladder.md).
-template <int BM, int BN, int Stages, int SpeedPercent>
+template <int BM, int BN, int Stages, int SpeedPercent, int Cluster = 2>
 struct ClusterConfig : WarpSpecializedConfig {
   static constexpr int kBM = BM, kBN = BN, kStages = Stages;
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kCluster = 2;
+  static constexpr int kCluster = Cluster;
   static constexpr bool kTmaStore = true;
   static constexpr double kSpeed = SpeedPercent / 100.0;
 };
@@ -68,6 +68,10 @@ using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;
 using Cluster128x192 = ClusterConfig<128, 192, 4, 95>;
 using Cluster128x128 = ClusterConfig<128, 128, 6, 90>;
 using Cluster64x128 = ClusterConfig<64, 128, 8, 75>;
+// Step 15 for small m (decode, m <= 64): a cluster's second row tile would lie
+// past m, so single CTAs each stream their own share of B's k-slices
+// (stream-K over every unit), and every SM pulls from HBM.
+using Solo64x128 = ClusterConfig<64, 128, 8, 70, 1>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
 // inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the
