@@ -31,12 +31,9 @@ struct StreamKCost {
 };
 // Step 15: 64-deep wgmma slices, 128 KiB handed over per CTA, the last full wave shared with the remainder.
 constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
-// Step 15 on a tile_m x tile_n tile: the hand-over in proportion to the tile's sums (at least 2 slice times).
-constexpr StreamKCost wgmma_stream_k_cost(int tile_m, int tile_n) {
-  StreamKCost cost = kWgmmaStreamK;
-  cost.fixup_slices = std::max(2, (cost.fixup_slices * tile_m * tile_n + 128 * 256 - 1) / (128 * 256));
-  return cost;
-}
+// Step 15 on single CTAs for small m: slices are memory-bound and short, and
+// the owner adds the hand-overs one after another: each costs about 5 slices.
+constexpr StreamKCost kSoloWgmmaStreamK{5, 0.05, 4, 0.0, 1};
 // Step 08's cp.async stream-K (16-deep slices): only the remainder is shared; a shared slice is 10% slower.
 constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
 // Step 08's TMA loop (32-deep slices): shared slices 5% slower, sharing where it saves 1%.

@@ -128,7 +128,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   e.info.fp8_block_scales = is_fp8(ab) && Cfg::kBN == 128;  // a tile's columns in one 128-wide scale block
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
-  if (step == 15) e.stream_k_cost = impl::wgmma_stream_k_cost(Cfg::kBM, Cfg::kBN);
+  if (step == 15) e.stream_k_cost = Cfg::kCluster == 1 ? impl::kSoloWgmmaStreamK : impl::kWgmmaStreamK;
   e.resident = Resident;
   return e;
 }
@@ -267,9 +267,13 @@ const std::vector<KernelEntry>& registry() {
                                                                             "step 15 for bf16 inputs"),
       hopper<launch_stream_k<Solo64x128, DType::kF16>, Solo64x128, resident_stream_k<Solo64x128, DType::kF16>>(
           "wgmma_f16_64x128_streamk", 15, DType::kF16,
-          "step 15 for small m: single CTAs (no cluster), 64x128 tiles, every unit's k-slices shared evenly"),
+          "step 15 for small m: single CTAs (no cluster), 64x128 tiles, all k-slices shared evenly"),
       hopper<launch_stream_k<Solo64x128, DType::kBF16>, Solo64x128, resident_stream_k<Solo64x128, DType::kBF16>>(
           "wgmma_bf16_64x128_streamk", 15, DType::kBF16, "wgmma_f16_64x128_streamk for bf16 inputs"),
+      hopper<launch_stream_k<Solo128x128, DType::kF16>, Solo128x128, resident_stream_k<Solo128x128, DType::kF16>>(
+          "wgmma_f16_128x128_streamk", 15, DType::kF16, "wgmma_f16_64x128_streamk on 128x128 tiles (m up to 128)"),
+      hopper<launch_stream_k<Solo128x128, DType::kBF16>, Solo128x128, resident_stream_k<Solo128x128, DType::kBF16>>(
+          "wgmma_bf16_128x128_streamk", 15, DType::kBF16, "wgmma_f16_128x128_streamk for bf16 inputs"),
       small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
                                          "multiply-adds, k split for enough loads in flight; m <= 16"),
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),

@@ -283,12 +283,13 @@ TEST(Heuristic, PersistentKernelsFillTheLastWave) {
 }
 
 TEST(Heuristic, SmallMStreamsOnSingleCtas) {
-  // m <= 64: a cluster's second row tile would lie past m; single CTAs share every unit's k-slices.
-  for (int64_t m : {1, 16, 64}) {
-    EXPECT_EQ(pick_persistent(m, 18432, 7168), "wgmma_bf16_64x128_streamk") << m;
-    EXPECT_EQ(pick_persistent(m, 4096, 4096), "wgmma_bf16_64x128_streamk") << m;
-  }
+  // m <= 128 over a large weight: a cluster's second row tile would lie past m; single CTAs whose
+  // one row tile covers m share every unit's k-slices. Larger m: the clusters again.
+  for (int64_t m : {1, 16, 64}) EXPECT_EQ(pick_persistent(m, 18432, 7168), "wgmma_bf16_64x128_streamk") << m;
+  EXPECT_EQ(pick_persistent(128, 18432, 7168), "wgmma_bf16_128x128_streamk");
   EXPECT_EQ(pick_persistent(512, 18432, 7168), "wgmma_cluster_bf16_128x256_streamk");
+  // A narrow weight (5 units): split-k's parallel sum beats one owner adding many hand-overs.
+  EXPECT_EQ(pick_persistent(16, 576, 7168), "wgmma_cluster_bf16_64x128");
 }
 
 TEST(Heuristic, StreamKSharesOnlyWhenItPays) {

@@ -279,7 +279,7 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
   const int clusters = tessel::harness::query_gpu().sm_count / e->cluster;
   Cublas cublas;
   uint64_t seed = 40;
-  for (const Shape& shape : {Shape{rows / 2, 67 * cols - 5, 2000}, Shape{3 * rows / 2, 40 * cols - 3, 3000},
+  for (const Shape& shape : {Shape{rows / 2, 67 * cols - 5, 4000}, Shape{3 * rows / 2, 40 * cols - 3, 3000},
                              Shape{rows / 2, (2 * clusters + 5) * cols, 2048}}) {
     const int64_t units = tessel::impl::ClusterUnits(shape.m, shape.n, e->info.tile_m, e->info.tile_n, e->cluster).count();
     const int64_t slices = (shape.k + 63) / 64;
@@ -299,7 +299,8 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
 
 INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
                          ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32",
-                                           "wgmma_f16_64x128_streamk@f16:f32", "wgmma_bf16_64x128_streamk@bf16"),
+                                           "wgmma_f16_64x128_streamk@f16:f32", "wgmma_bf16_64x128_streamk@bf16",
+                                           "wgmma_bf16_128x128_streamk@bf16"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 14's split-k: shapes whose plans cut k (a few units over deep k; k

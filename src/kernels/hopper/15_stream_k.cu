@@ -34,6 +34,10 @@
 //    tiles, held-tile epilogue included. Where the plan shares, results
 //    leave after each tile: the held registers and the hand-over code
 //    together did not fit the consumers' 232 registers (ptxas spilled).
+//  - Small m (decode; configs.hpp's Solo tiles): a cluster's second row
+//    tile would compute rows past m, so single CTAs, one per SM, take
+//    64 x 128 or 128 x 128 tiles and share every unit's k-slices, and B
+//    streams through all SMs at once.
 //
 // Needs A and B 16-byte aligned with lda, ldb multiples of 8 elements (TMA);
 // C any alignment. f16 and bf16 inputs, FP32 accumulation.
@@ -185,10 +189,14 @@ template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs
 template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Solo64x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Solo64x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Solo128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Solo128x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
 template cudaError_t resident_stream_k<Cluster128x256, DType::kF16>(int*);
 template cudaError_t resident_stream_k<Cluster128x256, DType::kBF16>(int*);
 template cudaError_t resident_stream_k<Solo64x128, DType::kF16>(int*);
 template cudaError_t resident_stream_k<Solo64x128, DType::kBF16>(int*);
+template cudaError_t resident_stream_k<Solo128x128, DType::kF16>(int*);
+template cudaError_t resident_stream_k<Solo128x128, DType::kBF16>(int*);
 
 }  // namespace tessel::impl

@@ -68,10 +68,12 @@ using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;
 using Cluster128x192 = ClusterConfig<128, 192, 4, 95>;
 using Cluster128x128 = ClusterConfig<128, 128, 6, 90>;
 using Cluster64x128 = ClusterConfig<64, 128, 8, 75>;
-// Step 15 for small m (decode, m <= 64): a cluster's second row tile would lie
+// Step 15 for small m (decode, m <= 128): a cluster's second row tile would lie
 // past m, so single CTAs each stream their own share of B's k-slices
-// (stream-K over every unit), and every SM pulls from HBM.
+// (stream-K over every unit), and every SM pulls from HBM; one row tile
+// covers m, so each slice of B is read once.
 using Solo64x128 = ClusterConfig<64, 128, 8, 70, 1>;
+using Solo128x128 = ClusterConfig<128, 128, 6, 85, 1>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
 // inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the
