@@ -129,6 +129,8 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
   if (step == 15) e.stream_k_cost = Cfg::kCluster == 1 ? impl::kSoloWgmmaStreamK : impl::kWgmmaStreamK;
+  // Single CTAs on step 15 serve small m: past one row tile each would read B's slices again.
+  if (step == 15 && Cfg::kCluster == 1) e.auto_max_m = Cfg::kBM;
   e.resident = Resident;
   return e;
 }
@@ -265,6 +267,14 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_cluster_f16_128x256_streamk", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
       hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kBF16>>("wgmma_cluster_bf16_128x256_streamk", 15, DType::kBF16,
                                                                             "step 15 for bf16 inputs"),
+      hopper<launch_stream_k<Cluster128x192, DType::kF16>, Cluster128x192, resident_stream_k<Cluster128x192, DType::kF16>>(
+          "wgmma_cluster_f16_128x192_streamk", 15, DType::kF16, "step 15 on 128x192 tiles"),
+      hopper<launch_stream_k<Cluster128x192, DType::kBF16>, Cluster128x192, resident_stream_k<Cluster128x192, DType::kBF16>>(
+          "wgmma_cluster_bf16_128x192_streamk", 15, DType::kBF16, "step 15 bf16, 128x192 tiles"),
+      hopper<launch_stream_k<Cluster128x128, DType::kF16>, Cluster128x128, resident_stream_k<Cluster128x128, DType::kF16>>(
+          "wgmma_cluster_f16_128x128_streamk", 15, DType::kF16, "step 15 on 128x128 tiles"),
+      hopper<launch_stream_k<Cluster128x128, DType::kBF16>, Cluster128x128, resident_stream_k<Cluster128x128, DType::kBF16>>(
+          "wgmma_cluster_bf16_128x128_streamk", 15, DType::kBF16, "step 15 bf16, 128x128 tiles"),
       hopper<launch_stream_k<Solo64x128, DType::kF16>, Solo64x128, resident_stream_k<Solo64x128, DType::kF16>>(
           "wgmma_f16_64x128_streamk", 15, DType::kF16,
           "step 15 for small m: single CTAs (no cluster), 64x128 tiles, all k-slices shared evenly"),

@@ -41,6 +41,7 @@ struct KernelEntry {
   // A registered kernel that takes the calls this one cannot (TMA's 32-bit
   // coordinates, a 2D grid's rows): dispatch plans those on it instead.
   const char* fallback = nullptr;
+  int64_t auto_max_m = 0;  // auto-dispatch's candidates: m up to this (0: any); by name, any m
 };
 
 // In ladder order.

@@ -267,7 +267,8 @@ TEST(Heuristic, NoCandidatesNoChoice) {
 std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
   std::vector<const tessel::KernelEntry*> candidates;
   for (const auto& e : tessel::registry()) {
-    if (e.info.ladder_step >= 14 && e.info.precisions[0].ab == tessel::DType::kBF16) candidates.push_back(&e);
+    const bool rows = e.auto_max_m == 0 || m <= e.auto_max_m;  // as auto-dispatch's candidates
+    if (e.info.ladder_step >= 14 && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) candidates.push_back(&e);
   }
   const tessel::KernelEntry* e = tessel::pick_persistent(candidates, m, n, k, sms);
   return e ? e->info.name : "none";
@@ -280,6 +281,8 @@ TEST(Heuristic, PersistentKernelsFillTheLastWave) {
   EXPECT_EQ(pick_persistent(2048, 2048, 2048), "wgmma_cluster_bf16_128x256_streamk");          // 64 units, one wave
   EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_64x128");   // 64 units of 64x128: one wave
   EXPECT_EQ(pick_persistent(5120, 5120, 5120), "wgmma_cluster_bf16_128x256_streamk");          // 6.06 waves: share the last two
+  // 96 units of 2 x 128x192 tiles on 66 clusters (1.45 waves), 112 slices deep: shared.
+  EXPECT_EQ(pick_persistent(8192, 576, 7168), "wgmma_cluster_bf16_128x192_streamk");
 }
 
 TEST(Heuristic, SmallMStreamsOnSingleCtas) {

@@ -187,6 +187,10 @@ cudaError_t resident_stream_k(int* clusters) {
 // The configurations the registry lists (src/dispatch/registry.cpp).
 template cudaError_t launch_stream_k<Cluster128x256, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x192, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x192, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t launch_stream_k<Cluster128x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Solo64x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Solo64x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_stream_k<Solo128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
@@ -194,6 +198,10 @@ template cudaError_t launch_stream_k<Solo128x128, DType::kBF16>(const GemmArgs&,
 
 template cudaError_t resident_stream_k<Cluster128x256, DType::kF16>(int*);
 template cudaError_t resident_stream_k<Cluster128x256, DType::kBF16>(int*);
+template cudaError_t resident_stream_k<Cluster128x192, DType::kF16>(int*);
+template cudaError_t resident_stream_k<Cluster128x192, DType::kBF16>(int*);
+template cudaError_t resident_stream_k<Cluster128x128, DType::kF16>(int*);
+template cudaError_t resident_stream_k<Cluster128x128, DType::kBF16>(int*);
 template cudaError_t resident_stream_k<Solo64x128, DType::kF16>(int*);
 template cudaError_t resident_stream_k<Solo64x128, DType::kBF16>(int*);
 template cudaError_t resident_stream_k<Solo128x128, DType::kF16>(int*);
