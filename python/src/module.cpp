@@ -179,7 +179,6 @@ void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::o
   }
   nb::object keep;  // the allocated workspace, alive until the call is enqueued (released with the GIL held)
   const tessel::WorkspaceAllocator from_python = [&](size_t bytes, void** out) -> tessel::Status {
-    nb::gil_scoped_acquire locked;
     try {
       keep = (*allocate)(bytes);
       const auto array = nb::cast<nb::ndarray<>>(keep);
@@ -195,13 +194,11 @@ void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::o
   };
   const auto s = reinterpret_cast<cudaStream_t>(stream);
   tessel::Status status;
-  {
+  if (allocate && !workspace) {  // the GIL kept: the allocator may be called (enqueueing does not block)
+    status = named ? tessel::run_kernel(kernel, g, s, from_python) : tessel::gemm(g, s, from_python);
+  } else {
     nb::gil_scoped_release unlocked;
-    if (allocate && !workspace) {
-      status = named ? tessel::run_kernel(kernel, g, s, from_python) : tessel::gemm(g, s, from_python);
-    } else {
-      status = named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s);
-    }
+    status = named ? tessel::run_kernel(kernel, g, s) : tessel::gemm(g, s);
   }
   check(status);
 }

@@ -16,12 +16,19 @@ _DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_
 _FP8 = ("e4m3", "e5m2")
 
 
+_NAME_OF_DTYPE = {}  # dtype object -> tessel's name, filled as dtypes are met (a call then looks it up once)
+
+
 def _dtype_name(x) -> str:
-    name = str(x.dtype).replace("torch.", "")
-    if name not in _DTYPE_NAMES:
-        raise TypeError(f"tessel takes float32, float16, bfloat16 and (torch) float8_e4m3fn / float8_e5m2 "
-                        f"arrays, not {x.dtype}")
-    return _DTYPE_NAMES[name]
+    dtype = x.dtype
+    name = _NAME_OF_DTYPE.get(dtype)
+    if name is None:
+        name = _DTYPE_NAMES.get(str(dtype).replace("torch.", ""))
+        if name is None:
+            raise TypeError(f"tessel takes float32, float16, bfloat16 and (torch) float8_e4m3fn / float8_e5m2 "
+                            f"arrays, not {dtype}")
+        _NAME_OF_DTYPE[dtype] = name
+    return name
 
 
 def _framework(x) -> str:
@@ -55,14 +62,24 @@ def _empty(like, shape, dtype):
     raise TypeError("pass out= for arrays that are neither torch tensors nor CuPy arrays")
 
 
+_raw_stream = None  # torch's current stream of a device as an int (no Stream object per call), found once
+
+
+def _torch_stream(device_index):
+    global _raw_stream
+    if _raw_stream is None:
+        import torch
+
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return _raw_stream(device_index)
+
+
 def _stream(x, stream):
     if stream is not None:
         return int(getattr(stream, "cuda_stream", getattr(stream, "ptr", stream)))
     if _framework(x) == "torch":
-        import torch
-
-        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # an int, without a Stream object per call
-        return raw(x.device.index) if raw is not None else torch.cuda.current_stream(x.device).cuda_stream
+        return _torch_stream(x.get_device())
     if _framework(x) == "cupy":
         import cupy
 
@@ -131,16 +148,14 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     # frameworks: tessel's own buffers, which a CUDA graph cannot capture).
     framework = _framework(a)
     if framework == "torch":
-        import torch
-
-        device = a.device
-        if device.type != "cuda":
+        if not a.is_cuda:
             raise ValueError("the arrays must be on a CUDA GPU (a is on the CPU)")
-        if b.device != device or out.device != device:
-            raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
+        if b.get_device() != a.get_device() or out.get_device() != a.get_device():
+            raise ValueError(f"a, b and out must be on one GPU (they are on {a.device}, {b.device}, {out.device})")
+        fp8 = scale_a is not None or scale_b is not None or block_scales is not None
         _torch_gemm(a, b, out, alpha, beta, p, kernel, stream,
-                    scales=(_scale_pointer(scale_a, a, "scale_a"), _scale_pointer(scale_b, a, "scale_b")),
-                    blocks=_block_scales(block_scales, a, b))
+                    scales=(_scale_pointer(scale_a, a, "scale_a"), _scale_pointer(scale_b, a, "scale_b")) if fp8 else (0, 0),
+                    blocks=_block_scales(block_scales, a, b) if fp8 else (None, None))
         return out
     if scale_a is not None or scale_b is not None or block_scales is not None:
         raise TypeError("scale_a, scale_b and block_scales are for torch FP8 tensors")
@@ -236,21 +251,30 @@ def _block_scales(block_scales, a, b):
 def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,
                 scales=(0, 0), blocks=(None, None)):
     """One extension call on torch tensors (checked to be on one GPU); scratch memory from torch's allocator."""
-    import torch
-
-    allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
-    _tessel.gemm_described(_describe(a), _describe(b), _describe(out), a.device.index, float(alpha), float(beta),
-                           precision, kernel or "auto", _stream(a, stream), allocate,
+    device = a.get_device()
+    allocate = lambda nbytes: _torch_bytes(nbytes, device)  # noqa: E731
+    stream = _torch_stream(device) if stream is None else _stream(a, stream)
+    _tessel.gemm_described(_describe(a), _describe(b), _describe(out), device, float(alpha), float(beta),
+                           precision, kernel or "auto", stream, allocate,
                            bias.data_ptr() if bias is not None else 0, activation or "none",
                            pre.data_ptr() if pre is not None else 0, scales[0], scales[1], blocks[0], blocks[1])
 
 
+def _torch_bytes(nbytes, device):
+    """Scratch memory from torch's caching allocator: nbytes on the device of that index."""
+    import torch
+
+    return torch.empty(nbytes, dtype=torch.uint8, device=device)
+
+
 def _describe(t):
     """A 2-D torch tensor as the extension reads it without DLPack: pointer, sizes, strides, dtype name."""
-    if t.dim() != 2:
-        raise ValueError(f"expected a 2-D tensor, not {t.dim()}-D")
-    rows, cols = t.shape
-    return (t.data_ptr(), rows, cols, t.stride(0), t.stride(1), _dtype_name(t))
+    shape = t.shape
+    if len(shape) != 2:
+        raise ValueError(f"expected a 2-D tensor, not {len(shape)}-D")
+    rows, cols = shape
+    row_stride, col_stride = t.stride()
+    return (t.data_ptr(), rows, cols, row_stride, col_stride, _dtype_name(t))
 
 
 def linear(x, w, bias=None, *, activation: str | None = None, precision: str | None = None, kernel: str | None = None,
