@@ -208,11 +208,12 @@ inline bool copy_pays(double flops, int64_t mn, int64_t k, int64_t blocks, int64
 
 // An operand whose pointer or leading dimension is not in 16-byte units
 // keeps the aligned kernels (tensor cores, TMA, 16-byte loads) from a call,
-// leaving the element-wise ones (WMMA `_any`, step 08 `_any`), which run at
-// about kUnaligned*Speed of them. Auto-dispatch copies such an operand into
-// the workspace with aligned rows first where the copy (its launch, its bytes
-// read and written) costs less than that loss at the nominal aligned rate.
-constexpr double kUnalignedTensorSpeed = 0.45;
+// leaving the element-wise ones: WMMA `_any`, which ran the unaligned suite's
+// f16/bf16 calls at 13-21 TFLOP/s on the H100 (a fifth of cuBLAS or less),
+// and step 08 `_any` at about kUnalignedSimtSpeed of step 08. Auto-dispatch
+// copies such an operand into the workspace with aligned rows first where the
+// copy (its launch, its bytes read and written) costs less than that loss.
+constexpr double kUnalignedTensorFlops = 20e12;  // f16, bf16 (tf32: half)
 constexpr double kUnalignedSimtSpeed = 0.8;
 constexpr double kAlignedTensorFlops = 600e12;  // f16, bf16 (tf32: half)
 constexpr double kAlignedSimtFlops = 45e12;
@@ -221,9 +222,9 @@ constexpr double kAlignedSimtFlops = 45e12;
 // written once) pay for a GEMM of `flops` at precision p.
 inline bool realign_pays(double flops, double copy_bytes, const Precision& p) {
   const bool tensor = p.ab != DType::kF32 || p.compute == Compute::kTF32;
-  const double rate = !tensor ? kAlignedSimtFlops : p.ab == DType::kF32 ? kAlignedTensorFlops / 2 : kAlignedTensorFlops;
-  const double speed = tensor ? kUnalignedTensorSpeed : kUnalignedSimtSpeed;
-  const double lost = flops / rate * (1.0 / speed - 1.0);
+  const double scale = p.ab == DType::kF32 ? 0.5 : 1.0;  // tf32 runs at half the 16-bit rates
+  const double lost = tensor ? flops / (kUnalignedTensorFlops * scale) - flops / (kAlignedTensorFlops * scale)
+                             : flops / kAlignedSimtFlops * (1.0 / kUnalignedSimtSpeed - 1.0);
   return copy_bytes <= double(kMaxCopyBytes) && kCopyLaunchSeconds + 2.0 * copy_bytes / kCopyBytesPerSecond < lost;
 }
 

@@ -446,9 +446,14 @@ TEST(Heuristic, UnalignedOperandsAreCopiedWhereTheCopyPays) {
   EXPECT_TRUE(realign_for(one).b);
   one.A = static_cast<const char*>(aligned) + 2;
   EXPECT_TRUE(realign_for(one).a);
-  // Too little work for a copy's launch: the element-wise kernels.
-  EXPECT_FALSE(realign_for(unaligned_call(DType::kBF16, 127, 4097, 1000, Op::N, Op::N)).b);
-  EXPECT_FALSE(realign_for(unaligned_call(DType::kF32, 500, 501, 499, Op::T, Op::N)).b);
+  // WMMA `_any` ran 127x4097x1000 at 21 TFLOP/s (50 us): an 8 MB copy of B pays.
+  EXPECT_TRUE(realign_for(unaligned_call(DType::kBF16, 127, 4097, 1000, Op::N, Op::N)).b);
+  // Too little work for a copy's launch: the element-wise kernels (tf32's too; FP32's lose little).
+  EXPECT_FALSE(realign_for(unaligned_call(DType::kBF16, 40, 36, 33, Op::N, Op::N)).b);
+  EXPECT_FALSE(realign_for(unaligned_call(DType::kF32, 40, 36, 33, Op::N, Op::N)).b);
+  GemmArgs fma = unaligned_call(DType::kF32, 500, 501, 499, Op::T, Op::N);
+  fma.precision = Precision{};
+  EXPECT_FALSE(realign_for(fma).b);
   // k == 0 or alpha == 0 reads no operand.
   GemmArgs none = big;
   none.alpha = 0.0f;
