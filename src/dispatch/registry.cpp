@@ -135,6 +135,16 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   return e;
 }
 
+// The cluster kernel (steps 14, 17) and the stream-K kernel (step 15) on configuration Cfg for inputs AB.
+template <class Cfg, DType AB>
+KernelEntry cluster(const char* name, int step, const char* summary) {
+  return hopper<impl::launch_cluster<Cfg, AB>, Cfg, impl::resident_cluster<Cfg, AB>>(name, step, AB, summary);
+}
+template <class Cfg, DType AB>
+KernelEntry stream_k(const char* name, const char* summary) {
+  return hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
+}
+
 // Step 16 for one input type: m <= kSmallMMaxM, by name only until measured
 // against the tensor-core kernels (auto_dispatch off).
 template <DType AB>
@@ -238,52 +248,38 @@ const std::vector<KernelEntry>& registry() {
           "wgmma_persistent_f16_128x256", 13, DType::kF16, "step 12 on a persistent grid: one block per SM walks the tiles"),
       hopper<launch_persistent<DType::kBF16>, WarpSpecializedConfig, resident_persistent<DType::kBF16>>("wgmma_persistent_bf16_128x256", 13, DType::kBF16,
                                                                      "step 13 for bf16 inputs"),
-      hopper<launch_cluster<Cluster128x256, DType::kF16>, Cluster128x256, resident_cluster<Cluster128x256, DType::kF16>>(
-          "wgmma_cluster_f16_128x256", 14, DType::kF16, "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
-      hopper<launch_cluster<Cluster128x256, DType::kBF16>, Cluster128x256, resident_cluster<Cluster128x256, DType::kBF16>>("wgmma_cluster_bf16_128x256", 14, DType::kBF16,
-                                                                           "step 14 for bf16 inputs"),
-      hopper<launch_cluster<Cluster128x192, DType::kF16>, Cluster128x192, resident_cluster<Cluster128x192, DType::kF16>>(
-          "wgmma_cluster_f16_128x192", 14, DType::kF16, "step 14, 128x192 tiles (wgmma n192; fuller last wave)"),
-      hopper<launch_cluster<Cluster128x192, DType::kBF16>, Cluster128x192, resident_cluster<Cluster128x192, DType::kBF16>>("wgmma_cluster_bf16_128x192", 14,
-                                                                           DType::kBF16, "step 14 bf16, 128x192 tiles"),
-      hopper<launch_cluster<Cluster128x128, DType::kF16>, Cluster128x128, resident_cluster<Cluster128x128, DType::kF16>>(
-          "wgmma_cluster_f16_128x128", 14, DType::kF16, "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
-      hopper<launch_cluster<Cluster128x128, DType::kBF16>, Cluster128x128, resident_cluster<Cluster128x128, DType::kBF16>>("wgmma_cluster_bf16_128x128", 14,
-                                                                           DType::kBF16, "step 14 bf16, 128x128 tiles"),
-      hopper<launch_cluster<Cluster64x128, DType::kF16>, Cluster64x128, resident_cluster<Cluster64x128, DType::kF16>>(
-          "wgmma_cluster_f16_64x128", 14, DType::kF16, "step 14, 64x128 tiles, one consumer warpgroup, 8 stages"),
-      hopper<launch_cluster<Cluster64x128, DType::kBF16>, Cluster64x128, resident_cluster<Cluster64x128, DType::kBF16>>("wgmma_cluster_bf16_64x128", 14,
-                                                                         DType::kBF16, "step 14 bf16, 64x128 tiles"),
-      hopper<launch_cluster<Cluster128x256, DType::kF32>, Cluster128x256, resident_cluster<Cluster128x256, DType::kF32>>(
-          "wgmma_cluster_tf32_128x256", 14, DType::kF32,
+      cluster<Cluster128x256, DType::kF16>("wgmma_cluster_f16_128x256", 14,
+                                           "step 13 in clusters of 2 CTAs that share B slices by TMA multicast"),
+      cluster<Cluster128x256, DType::kBF16>("wgmma_cluster_bf16_128x256", 14, "step 14 for bf16 inputs"),
+      cluster<Cluster128x192, DType::kF16>("wgmma_cluster_f16_128x192", 14,
+                                           "step 14, 128x192 tiles (wgmma n192; fuller last wave)"),
+      cluster<Cluster128x192, DType::kBF16>("wgmma_cluster_bf16_128x192", 14, "step 14 bf16, 128x192 tiles"),
+      cluster<Cluster128x128, DType::kF16>("wgmma_cluster_f16_128x128", 14,
+                                           "step 14, 128x128 tiles, 6 stages (fuller last wave)"),
+      cluster<Cluster128x128, DType::kBF16>("wgmma_cluster_bf16_128x128", 14, "step 14 bf16, 128x128 tiles"),
+      cluster<Cluster64x128, DType::kF16>("wgmma_cluster_f16_64x128", 14,
+                                          "step 14, 64x128 tiles, one consumer warpgroup, 8 stages"),
+      cluster<Cluster64x128, DType::kBF16>("wgmma_cluster_bf16_64x128", 14, "step 14 bf16, 64x128 tiles"),
+      cluster<Cluster128x256, DType::kF32>(
+          "wgmma_cluster_tf32_128x256", 14,
           "step 14 for f32 inputs as tf32 (wgmma k8; operands not k-contiguous are copied transposed first)"),
-      hopper<launch_cluster<Cluster128x192, DType::kF32>, Cluster128x192, resident_cluster<Cluster128x192, DType::kF32>>("wgmma_cluster_tf32_128x192", 14,
-                                                                          DType::kF32, "step 14 tf32, 128x192 tiles"),
-      hopper<launch_cluster<Cluster128x128, DType::kF32>, Cluster128x128, resident_cluster<Cluster128x128, DType::kF32>>("wgmma_cluster_tf32_128x128", 14,
-                                                                          DType::kF32, "step 14 tf32, 128x128 tiles"),
-      hopper<launch_cluster<Cluster64x128, DType::kF32>, Cluster64x128, resident_cluster<Cluster64x128, DType::kF32>>("wgmma_cluster_tf32_64x128", 14,
-                                                                        DType::kF32, "step 14 tf32, 64x128 tiles"),
-      hopper<launch_stream_k<Cluster128x256, DType::kF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kF16>>(
-          "wgmma_cluster_f16_128x256_streamk", 15, DType::kF16, "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
-      hopper<launch_stream_k<Cluster128x256, DType::kBF16>, Cluster128x256, resident_stream_k<Cluster128x256, DType::kBF16>>("wgmma_cluster_bf16_128x256_streamk", 15, DType::kBF16,
-                                                                            "step 15 for bf16 inputs"),
-      hopper<launch_stream_k<Cluster128x192, DType::kF16>, Cluster128x192, resident_stream_k<Cluster128x192, DType::kF16>>(
-          "wgmma_cluster_f16_128x192_streamk", 15, DType::kF16, "step 15 on 128x192 tiles"),
-      hopper<launch_stream_k<Cluster128x192, DType::kBF16>, Cluster128x192, resident_stream_k<Cluster128x192, DType::kBF16>>(
-          "wgmma_cluster_bf16_128x192_streamk", 15, DType::kBF16, "step 15 bf16, 128x192 tiles"),
-      hopper<launch_stream_k<Cluster128x128, DType::kF16>, Cluster128x128, resident_stream_k<Cluster128x128, DType::kF16>>(
-          "wgmma_cluster_f16_128x128_streamk", 15, DType::kF16, "step 15 on 128x128 tiles"),
-      hopper<launch_stream_k<Cluster128x128, DType::kBF16>, Cluster128x128, resident_stream_k<Cluster128x128, DType::kBF16>>(
-          "wgmma_cluster_bf16_128x128_streamk", 15, DType::kBF16, "step 15 bf16, 128x128 tiles"),
-      hopper<launch_stream_k<Solo64x128, DType::kF16>, Solo64x128, resident_stream_k<Solo64x128, DType::kF16>>(
-          "wgmma_f16_64x128_streamk", 15, DType::kF16,
+      cluster<Cluster128x192, DType::kF32>("wgmma_cluster_tf32_128x192", 14, "step 14 tf32, 128x192 tiles"),
+      cluster<Cluster128x128, DType::kF32>("wgmma_cluster_tf32_128x128", 14, "step 14 tf32, 128x128 tiles"),
+      cluster<Cluster64x128, DType::kF32>("wgmma_cluster_tf32_64x128", 14, "step 14 tf32, 64x128 tiles"),
+      stream_k<Cluster128x256, DType::kF16>("wgmma_cluster_f16_128x256_streamk",
+                                            "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
+      stream_k<Cluster128x256, DType::kBF16>("wgmma_cluster_bf16_128x256_streamk", "step 15 for bf16 inputs"),
+      stream_k<Cluster128x192, DType::kF16>("wgmma_cluster_f16_128x192_streamk", "step 15 on 128x192 tiles"),
+      stream_k<Cluster128x192, DType::kBF16>("wgmma_cluster_bf16_128x192_streamk", "step 15 bf16, 128x192 tiles"),
+      stream_k<Cluster128x128, DType::kF16>("wgmma_cluster_f16_128x128_streamk", "step 15 on 128x128 tiles"),
+      stream_k<Cluster128x128, DType::kBF16>("wgmma_cluster_bf16_128x128_streamk", "step 15 bf16, 128x128 tiles"),
+      stream_k<Solo64x128, DType::kF16>(
+          "wgmma_f16_64x128_streamk",
           "step 15 for small m: single CTAs (no cluster), 64x128 tiles, all k-slices shared evenly"),
-      hopper<launch_stream_k<Solo64x128, DType::kBF16>, Solo64x128, resident_stream_k<Solo64x128, DType::kBF16>>(
-          "wgmma_bf16_64x128_streamk", 15, DType::kBF16, "wgmma_f16_64x128_streamk for bf16 inputs"),
-      hopper<launch_stream_k<Solo128x128, DType::kF16>, Solo128x128, resident_stream_k<Solo128x128, DType::kF16>>(
-          "wgmma_f16_128x128_streamk", 15, DType::kF16, "wgmma_f16_64x128_streamk on 128x128 tiles (m up to 128)"),
-      hopper<launch_stream_k<Solo128x128, DType::kBF16>, Solo128x128, resident_stream_k<Solo128x128, DType::kBF16>>(
-          "wgmma_bf16_128x128_streamk", 15, DType::kBF16, "wgmma_f16_128x128_streamk for bf16 inputs"),
+      stream_k<Solo64x128, DType::kBF16>("wgmma_bf16_64x128_streamk", "wgmma_f16_64x128_streamk for bf16 inputs"),
+      stream_k<Solo128x128, DType::kF16>("wgmma_f16_128x128_streamk",
+                                         "wgmma_f16_64x128_streamk on 128x128 tiles (m up to 128)"),
+      stream_k<Solo128x128, DType::kBF16>("wgmma_bf16_128x128_streamk", "wgmma_f16_128x128_streamk for bf16 inputs"),
       small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
                                          "multiply-adds, k split for enough loads in flight; m <= 16"),
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
@@ -292,14 +288,12 @@ const std::vector<KernelEntry>& registry() {
                                "step 16 on tensor cores: B (op T) from global memory straight into mma.sync "
                                "fragments, k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
-      hopper<launch_cluster<Fp8Cluster128x128, DType::kE4M3>, Fp8Cluster128x128, resident_cluster<Fp8Cluster128x128, DType::kE4M3>>(
-          "wgmma_cluster_e4m3_128x128", 17, DType::kE4M3,
+      cluster<Fp8Cluster128x128, DType::kE4M3>(
+          "wgmma_cluster_e4m3_128x128", 17,
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "
           "1x128 / 128x128 block scales"),
-      hopper<launch_cluster<Cluster128x192, DType::kE4M3>, Cluster128x192, resident_cluster<Cluster128x192, DType::kE4M3>>(
-          "wgmma_cluster_e4m3_128x192", 17, DType::kE4M3, "step 17, 128x192 tiles"),
-      hopper<launch_cluster<Fp8Cluster128x128, DType::kE5M2>, Fp8Cluster128x128, resident_cluster<Fp8Cluster128x128, DType::kE5M2>>(
-          "wgmma_cluster_e5m2_128x128", 17, DType::kE5M2, "step 17 for e5m2 inputs"),
+      cluster<Cluster128x192, DType::kE4M3>("wgmma_cluster_e4m3_128x192", 17, "step 17, 128x192 tiles"),
+      cluster<Fp8Cluster128x128, DType::kE5M2>("wgmma_cluster_e5m2_128x128", 17, "step 17 for e5m2 inputs"),
   };
   return table;
 }

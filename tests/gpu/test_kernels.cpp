@@ -282,7 +282,7 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
   for (const Shape& shape : {Shape{rows / 2, 67 * cols - 5, 4000}, Shape{3 * rows / 2, 40 * cols - 3, 3000},
                              Shape{rows / 2, (2 * clusters + 5) * cols, 2048}}) {
     const int64_t units = tessel::impl::ClusterUnits(shape.m, shape.n, e->info.tile_m, e->info.tile_n, e->cluster).count();
-    const int64_t slices = (shape.k + 63) / 64;
+    const int64_t slices = (shape.k + e->k_slice - 1) / e->k_slice;
     EXPECT_GT(tessel::impl::plan_stream_k(units, slices, clusters, nullptr, e->stream_k_cost).sharing, 0)
         << to_string(shape) << " is not shared";
     for (const OpPair& ops : parse_ops("NN,TT")) {
