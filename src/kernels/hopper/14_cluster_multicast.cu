@@ -46,30 +46,10 @@
 namespace tessel::impl {
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_cluster<Cluster128x256, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x256, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x256, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x128, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster64x128, DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-
-template cudaError_t resident_cluster<Cluster128x256, DType::kF16>(int*);
-template cudaError_t resident_cluster<Cluster128x256, DType::kBF16>(int*);
-template cudaError_t resident_cluster<Cluster128x128, DType::kF16>(int*);
-template cudaError_t resident_cluster<Cluster128x128, DType::kBF16>(int*);
-template cudaError_t resident_cluster<Cluster128x192, DType::kF16>(int*);
-template cudaError_t resident_cluster<Cluster128x192, DType::kBF16>(int*);
-template cudaError_t resident_cluster<Cluster64x128, DType::kF16>(int*);
-template cudaError_t resident_cluster<Cluster64x128, DType::kBF16>(int*);
-template cudaError_t resident_cluster<Cluster128x256, DType::kF32>(int*);
-template cudaError_t resident_cluster<Cluster128x192, DType::kF32>(int*);
-template cudaError_t resident_cluster<Cluster128x128, DType::kF32>(int*);
-template cudaError_t resident_cluster<Cluster64x128, DType::kF32>(int*);
+// f16 inputs here; bf16 in 14_cluster_multicast_bf16.cu, tf32 in 14_cluster_multicast_tf32.cu (built in parallel).
+TESSEL_CLUSTER(Cluster128x256, DType::kF16);
+TESSEL_CLUSTER(Cluster128x192, DType::kF16);
+TESSEL_CLUSTER(Cluster128x128, DType::kF16);
+TESSEL_CLUSTER(Cluster64x128, DType::kF16);
 
 }  // namespace tessel::impl

@@ -217,4 +217,9 @@ cudaError_t resident_cluster(int* clusters) {
   return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(cluster_kernel<Cfg, T, Out, false, true>, clusters);
 }
 
+// The launch and resident query of configuration Cfg for inputs AB (what the registry names).
+#define TESSEL_CLUSTER(Cfg, AB)                                                                             \
+  template cudaError_t launch_cluster<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
+  template cudaError_t resident_cluster<Cfg, AB>(int*)
+
 }  // namespace tessel::impl
