@@ -26,11 +26,8 @@
 namespace tessel::impl {
 
 // The configurations the registry lists (src/dispatch/registry.cpp).
-template cudaError_t launch_cluster<Fp8Cluster128x128, DType::kE4M3>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Cluster128x192, DType::kE4M3>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t launch_cluster<Fp8Cluster128x128, DType::kE5M2>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t resident_cluster<Fp8Cluster128x128, DType::kE4M3>(int*);
-template cudaError_t resident_cluster<Cluster128x192, DType::kE4M3>(int*);
-template cudaError_t resident_cluster<Fp8Cluster128x128, DType::kE5M2>(int*);
+TESSEL_CLUSTER(Fp8Cluster128x128, DType::kE4M3);
+TESSEL_CLUSTER(Cluster128x192, DType::kE4M3);
+TESSEL_CLUSTER(Fp8Cluster128x128, DType::kE5M2);
 
 }  // namespace tessel::impl

@@ -1,7 +1,8 @@
 // Internal: the kernel of steps 14 and 17 (clusters of two CTAs sharing B's
 // copies by TMA multicast, TMA-store epilogue, split-k parts) and its
 // launch, included by the files that instantiate it for their types
-// (14_cluster_multicast.cu: f16, bf16, tf32; 17_fp8.cu: e4m3, e5m2).
+// (14_cluster_multicast.cu: f16; 14_cluster_multicast_bf16.cu, _tf32.cu;
+// 17_fp8.cu: e4m3, e5m2).
 #pragma once
 
 #include <algorithm>
@@ -218,7 +219,7 @@ cudaError_t resident_cluster(int* clusters) {
 }
 
 // The launch and resident query of configuration Cfg for inputs AB (what the registry names).
-#define TESSEL_CLUSTER(Cfg, AB)                                                                             \
+#define TESSEL_CLUSTER(Cfg, AB)                                                                  \
   template cudaError_t launch_cluster<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
   template cudaError_t resident_cluster<Cfg, AB>(int*)
 

@@ -148,7 +148,7 @@ cudaError_t resident_stream_k(int* clusters) {
 }
 
 // The launch and resident query of configuration Cfg for inputs AB (what the registry names).
-#define TESSEL_STREAM_K(Cfg, AB)                                                                             \
+#define TESSEL_STREAM_K(Cfg, AB)                                                                  \
   template cudaError_t launch_stream_k<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
   template cudaError_t resident_stream_k<Cfg, AB>(int*)
 
