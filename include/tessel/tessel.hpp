@@ -190,9 +190,11 @@ struct GemmArgs {
   const float* scale_b = nullptr;
   // FP8 block scales instead (both set, or neither; not with scale_a, scale_b).
   Fp8BlockScales block_scales = {};
-  // Bias, activation and output scales (none by default). Today the product
-  // goes through an FP32 workspace buffer and a second pass applies them
-  // (workspace_size counts its m x n FP32 values).
+  // Bias, activation and output scales (none by default). The Hopper
+  // tensor-core kernels (steps 14, 15, 17) apply them to their accumulators
+  // where beta = 0, no pre-activation output is asked for and the call is not
+  // split along k; otherwise the FP32 product goes through a workspace buffer
+  // (workspace_size counts its m x n values) and a second pass applies them.
   Epilogue epilogue = {};
   // A strided batch: `batch` GEMMs of these sizes, ops and leading
   // dimensions, the i-th reading A + i * stride_a and B + i * stride_b and

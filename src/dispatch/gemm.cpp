@@ -469,12 +469,27 @@ Status provide_workspace(impl::LaunchPlan* plan, const KernelEntry& e, const Gem
 Status launch_each(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaStream_t stream, bool* no_room,
                    const WorkspaceAllocator* allocate, Realign realign);
 
-// The plan of a call on e: make_plan for the GEMM it runs (product: product_call(call)),
-// with a buffer for the product where there is an epilogue.
+// The GEMM e runs for a call: the call itself where e applies the epilogue
+// to its accumulators (KernelEntry::fused_epilogue; 16-bit C) and its plan
+// writes C directly (no split-k parts), else product_call(call) and the pass
+// after it. The pass alone adds beta * C inside the activation and writes the
+// pre-activation output.
+GemmArgs kernel_call(const KernelEntry& e, const GemmArgs& call, const Device& d, Realign realign) {
+  const bool fused = call.epilogue.any() && e.fused_epilogue && call.epilogue.pre_activation == nullptr &&
+                     call.beta == 0.0f && call.precision.c != DType::kF32 && multiplies(call) &&
+                     can_run(e, call, d.cc, realign).ok() &&
+                     make_plan(e, call, d.sms, realign).splits == 1;
+  return fused ? call : product_call(call);
+}
+
+// The plan of a call on e: make_plan for the GEMM it runs (kernel_call),
+// with a buffer for the product where an epilogue pass follows it.
 impl::LaunchPlan plan_call(const KernelEntry& e, const GemmArgs& call, const GemmArgs& product, int sms,
                            Realign realign) {
   impl::LaunchPlan plan = make_plan(e, product, sms, realign);
-  if (call.epilogue.any()) plan.product_bytes = size_t(product.m) * size_t(product.ldc) * sizeof(float);
+  if (call.epilogue.any() && !product.epilogue.any()) {
+    plan.product_bytes = size_t(product.m) * size_t(product.ldc) * sizeof(float);
+  }
   return plan;
 }
 
@@ -492,8 +507,8 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
   if (call.batch > 1 && call.group_offsets == nullptr && !(runs_batch(e, call) && multiplies(call))) {
     return launch_each(e, call, d, stream, no_room, allocate, realign);
   }
-  const bool epilogue = call.epilogue.any();
-  GemmArgs a = product_call(call);
+  GemmArgs a = kernel_call(e, call, d, realign);
+  const bool epilogue = call.epilogue.any() && !a.epilogue.any();  // the product to a buffer, then the pass
   if (Status s = can_run(e, a, d.cc, realign); !s.ok()) return s;
   cudaError_t err = cudaSuccess;
   float* product = nullptr;  // with an epilogue, where the kernel writes the product
@@ -551,7 +566,8 @@ Status launch_each(const KernelEntry& e, const GemmArgs& call, const Device& d, 
   GemmArgs one = call;
   one.batch = 1;
   if (allocate && *allocate && one.workspace == nullptr && multiplies(one)) {  // asked once, for every matrix
-    if (const size_t bytes = plan_call(e, one, product_call(one), d.sms, realign).workspace_bytes(); bytes > 0) {
+    if (const size_t bytes = plan_call(e, one, kernel_call(e, one, d, realign), d.sms, realign).workspace_bytes();
+        bytes > 0) {
       if (Status s = (*allocate)(bytes, &one.workspace); !s.ok()) return s;
       if (one.workspace == nullptr) return {StatusCode::kInternal, "tessel: the workspace allocator returned null"};
       one.workspace_bytes = bytes;
@@ -694,7 +710,7 @@ Status with_chosen(const GemmArgs& args, Scratch&& scratch, F&& then) {
   if (!chosen.ok()) return chosen;
   const bool copies = realign.a || realign.b;
   if (copies && args.workspace != nullptr &&
-      plan_call(*e, args, product, d.sms, realign).workspace_bytes() > args.workspace_bytes) {
+      plan_call(*e, args, kernel_call(*e, args, d, realign), d.sms, realign).workspace_bytes() > args.workspace_bytes) {
     realign = {};  // the caller's workspace has no room for the copies: the kernels that need none
     if (Status s = choose(product, d, &e); !s.ok()) return s;
   }
@@ -717,7 +733,7 @@ Status run_chosen(const KernelEntry* e, const GemmArgs& args, const Device& d, c
 // The scratch memory entry e's plan for args needs.
 Status plan_bytes(const KernelEntry* e, const GemmArgs& args, const Device& d, size_t* bytes, Realign realign = {}) {
   if (!multiplies(args)) return {};
-  const GemmArgs product = product_call(args);
+  const GemmArgs product = kernel_call(*e, args, d, realign);
   if (Status s = can_run(*e, product, d.cc, realign); !s.ok()) return s;
   *bytes = plan_call(*e, args, product, d.sms, realign).workspace_bytes();
   return {};

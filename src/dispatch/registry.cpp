@@ -135,14 +135,20 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   return e;
 }
 
-// The cluster kernel (steps 14, 17) and the stream-K kernel (step 15) on configuration Cfg for inputs AB.
+// The cluster kernel (steps 14, 17) and the stream-K kernel (step 15) on
+// configuration Cfg for inputs AB; with 16-bit inputs both apply the epilogue
+// to their accumulators (device::kFusesEpilogue).
 template <class Cfg, DType AB>
 KernelEntry cluster(const char* name, int step, const char* summary) {
-  return hopper<impl::launch_cluster<Cfg, AB>, Cfg, impl::resident_cluster<Cfg, AB>>(name, step, AB, summary);
+  KernelEntry e = hopper<impl::launch_cluster<Cfg, AB>, Cfg, impl::resident_cluster<Cfg, AB>>(name, step, AB, summary);
+  e.fused_epilogue = AB == DType::kF16 || AB == DType::kBF16;
+  return e;
 }
 template <class Cfg, DType AB>
 KernelEntry stream_k(const char* name, const char* summary) {
-  return hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
+  KernelEntry e = hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
+  e.fused_epilogue = true;
+  return e;
 }
 
 // Step 16 for one input type: m <= kSmallMMaxM, by name only until measured

@@ -42,6 +42,9 @@ struct KernelEntry {
   // coordinates, a 2D grid's rows): dispatch plans those on it instead.
   const char* fallback = nullptr;
   int64_t auto_max_m = 0;  // auto-dispatch's candidates: m up to this (0: any); by name, any m
+  // Its stores apply GemmArgs::epilogue (device/fused_epilogue.cuh) where its plan writes C directly;
+  // else it writes the FP32 product and a pass applies the epilogue.
+  bool fused_epilogue = false;
 };
 
 // In ladder order.

@@ -89,6 +89,7 @@ cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cud
   void* parts = nullptr;
   if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kSplitParts, &parts); err != cudaSuccess) return err;
   out->C = parts, out->precision.c = DType::kF32, out->ldc = flipped_ld(call.n), out->beta = 0.0f;
+  out->epilogue = {};  // partial products: an epilogue belongs after their sum
   return cudaSuccess;
 }
 

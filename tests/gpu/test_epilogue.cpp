@@ -58,6 +58,62 @@ TEST_F(Epilogue, EveryKernelByName) {
   }
 }
 
+// The epilogue fused into the Hopper kernels (steps 14, 15, 17) on every path
+// a tile's results leave by: held tiles (16-bit C, several tiles a cluster),
+// TMA stores (one tile a cluster), FP32 C, direct stores (n not in 16-byte
+// units), stream-K's shared tiles; FP32 C (tf32, bf16:f32) and FP8 take
+// the pass. Fused, a call needs no product buffer: its workspace is the plain
+// call's; with beta != 0 the epilogue pass (and its buffer) makes C.
+TEST_F(Epilogue, FusedIntoTheHopperKernels) {
+  if (!hopper()) GTEST_SKIP() << "sm_90a kernels";
+  Cublas cublas;
+  struct Case {
+    const char* kernel;
+    const char* precision;
+    Shape shape;
+  };
+  const Case cases[] = {
+      {"wgmma_cluster_bf16_128x128", "bf16", {3000, 2504, 192}},                // held tiles
+      {"wgmma_cluster_f16_128x192", "f16", {1000, 1512, 256}},                  // TMA stores
+      {"wgmma_cluster_bf16_128x256", "bf16:f32", {777, 1000, 136}},             // FP32 C: the pass
+      {"wgmma_cluster_f16_64x128", "f16", {300, 1001, 200}},                    // direct stores
+      {"wgmma_cluster_tf32_128x128", "tf32", {520, 392, 96}},                   // tf32: the pass
+      {"wgmma_cluster_e4m3_128x192", "e4m3:bf16", {1030, 776, 512}},            // FP8: the pass
+      {"wgmma_cluster_bf16_128x256_streamk", "bf16", {1280, 1536, 8192}},       // stream-K shares
+      {"wgmma_bf16_64x128_streamk", "bf16", {16, 4096, 4096}},                  // single CTAs
+  };
+  uint64_t seed = 900;
+  for (const Case& k : cases) {
+    const tessel::Precision p = *tessel::parse_precision(k.precision);
+    for (const char* spec : {"bias+gelu_tanh", "rowbias+gelu+scale", "bias+silu+scale", "bias+relu", "bias"}) {
+      VerifyCase c{k.kernel, Op::N, Op::T, k.shape, 1.25f, 0.0f, 0, seed++, 8, p};
+      c.epilogue = *parse_epilogue(spec);
+      const VerifyResult r = verify_case(cublas, c);
+      EXPECT_TRUE(r.passed) << k.kernel << " " << k.precision << " " << spec << " " << to_string(k.shape) << ": "
+                            << r.reason;
+    }
+    const auto [m, n, depth] = k.shape;
+    const size_t c_size = tessel::size_of(p.c), ab_size = tessel::size_of(p.ab);
+    tessel::harness::DeviceBuffer<uint8_t> A(size_t(m * depth) * ab_size), B(size_t(n * depth) * ab_size),
+        C(size_t(m * n) * c_size), bias(size_t(n) * c_size);
+    tessel::GemmArgs a;
+    a.opA = Op::N, a.opB = Op::T, a.m = m, a.n = n, a.k = depth, a.A = A.get(), a.lda = depth, a.B = B.get();
+    a.ldb = depth, a.C = C.get(), a.ldc = n, a.precision = p;
+    size_t plain = 0, fused = 0, pass = 0;
+    ASSERT_TRUE(tessel::workspace_size(k.kernel, a, &plain).ok()) << k.kernel;
+    a.epilogue.bias = bias.get(), a.epilogue.activation = tessel::Activation::kGeluTanh;
+    ASSERT_TRUE(tessel::workspace_size(k.kernel, a, &fused).ok()) << k.kernel;
+    if (p.c == tessel::DType::kF32 || tessel::size_of(p.ab) != 2) {  // FP32 C, tf32 and FP8: the pass
+      EXPECT_GE(fused, plain + size_t(m) * size_t(n) * sizeof(float)) << k.kernel;
+    } else {
+      EXPECT_EQ(fused, plain) << k.kernel << ": the epilogue went to a pass";
+    }
+    a.beta = 0.5f;
+    ASSERT_TRUE(tessel::workspace_size(k.kernel, a, &pass).ok()) << k.kernel;
+    EXPECT_GE(pass, plain + size_t(m) * size_t(n) * sizeof(float)) << k.kernel << ": beta * C inside the activation";
+  }
+}
+
 // k == 0 and alpha == 0: the product is 0, the rest still applies.
 TEST_F(Epilogue, WithoutAProduct) {
   Cublas cublas;

@@ -106,6 +106,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         int m0, n0;
         tiles.origin(u, rank, m0, n0);
+        if (p.fused) device::fuse_epilogue(p, acc, m0 + row0, n0, t);
         store_result(p, &map_c, tma_store, acc, m0 + row0, n0, 0, t, smem, consumer, store);
       });
     }

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "device/fused_epilogue.cuh"
 #include "device/sm90.cuh"
 #include "kernels/hopper/launch.cuh"
 
@@ -388,6 +389,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
                                               device::sm90::Ring<S>& ring, int consumer, int t, int first, int end,
                                               int stride, Item&& item) {
   using Held = HeldTile<Out, N>;
+  constexpr bool kFuses = device::kFusesEpilogue<T, Out>;
   const int row0 = consumer * 64;
   float acc[N];
   StoreState store;
@@ -400,6 +402,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
       const int slices = item(w, at, scales);
       if (slices < 0) break;
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
+      if (kFuses && p.fused) device::fuse_epilogue(p, acc, at.m0 + row0, at.n0, t);
       if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
         auto clipped = p;
         clipped.m = at.row_end;
