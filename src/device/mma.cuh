@@ -318,9 +318,8 @@ struct TcParams {
   const float* scale_b = nullptr;
   Fp8BlockScales block_scales = {};  // FP8 block scales (GemmArgs::block_scales)
   int64_t stride_c = 0;  // a strided batch: C's matrices this many elements apart
-  Epilogue epi = {};     // applied to the accumulators where fused (device/fused_epilogue.cuh):
-  bool fused = false;    // then alpha is 1 and epi_alpha the call's, which the epilogue applies
-  float epi_alpha = 1.0f;
+  Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
+  float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
 };
 
 // The launchers' view of a validated call: typed A and B, and whether C
@@ -331,22 +330,16 @@ inline TcParams<T, Out> tc_params(const GemmArgs& a) {
   TcParams<T, Out> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
                      a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
   p.scale_a = a.scale_a, p.scale_b = a.scale_b, p.block_scales = a.block_scales, p.stride_c = a.stride_c;
-  p.epi = a.epilogue, p.fused = a.epilogue.any();
-  if (p.fused) p.epi_alpha = p.alpha, p.alpha = 1.0f;
+  p.epi = a.epilogue;
+  if (a.epilogue.any()) p.epi_alpha = p.alpha, p.alpha = 1.0f;
   return p;
 }
 
-// alpha (a fused epilogue's, where fused) with the per-tensor scales folded in (read once per thread).
+// alpha with the per-tensor scales folded in (read once per thread; FP8, whose epilogue is never fused).
 template <class P>
 __device__ __forceinline__ void fold_scales(P& p) {
-  float s = 1.0f;
-  if (p.scale_a != nullptr) s *= *p.scale_a;
-  if (p.scale_b != nullptr) s *= *p.scale_b;
-  if (p.fused) {
-    p.epi_alpha *= s;
-  } else {
-    p.alpha *= s;
-  }
+  if (p.scale_a != nullptr) p.alpha *= *p.scale_a;
+  if (p.scale_b != nullptr) p.alpha *= *p.scale_b;
 }
 
 // The call of block row blockIdx.y under split-k (impl::KPart): A, B and k

@@ -67,7 +67,7 @@ struct GroupWalk {
 
 // Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
 // kernel of its own so that per-tensor calls carry none of it.
-template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false>
+template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
-    consume_tiles<T, Cfg::kBN / 2>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
+    consume_tiles<T, Cfg::kBN / 2, Fused>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
                                    [&](int w, TileAt& at, SliceScales& scales) {
                                      int k0, k1;
                                      const int part = item(w, at, k0, k1);
@@ -161,7 +161,17 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
   const int64_t items = a.group_offsets != nullptr ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
+  // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
+  // dispatch sends no other call with an epilogue here (never dropped silently).
   auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
+  if (out.epilogue.any()) {
+    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks) {
+      if (out.precision.c == DType::kF32) return cudaErrorInvalidValue;
+      kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>;
+    } else {
+      return cudaErrorInvalidValue;
+    }
+  }
   int clusters = 0;
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
   if (clusters < 1) return cudaErrorInvalidConfiguration;

@@ -37,7 +37,8 @@ __device__ __forceinline__ void add_partial(const float4* slot, int* flag, float
       [&] { sm90::named_barrier(barrier, sm90::kWarpgroup); });
 }
 
-template <class Cfg, class T, bool TA, bool TB>
+// Fused: with the epilogue applied to each tile's accumulators (device/fused_epilogue.cuh).
+template <class Cfg, class T, bool TA, bool TB, bool Fused = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     stream_k_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                     const __grid_constant__ CUtensorMap map_c, device::TcParams<T> p, bool tma_store, StreamKWork sk) {
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     // Slot of consumer warpgroup `consumer` of CTA `rank` of cluster c.
     auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
     if (sk.sharing == 0) {  // whole units only: step 14's schedule, results held as there
-      consume_tiles<T, N>(p, &map_c, tma_store, smem, ring, consumer, t, cluster, sk.whole, clusters,
+      consume_tiles<T, N, Fused>(p, &map_c, tma_store, smem, ring, consumer, t, cluster, sk.whole, clusters,
                           [&](int u, TileAt& at, SliceScales&) {
                             return tiles.origin(u, rank, at.m0, at.n0), slices;
                           });
@@ -106,7 +107,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         int m0, n0;
         tiles.origin(u, rank, m0, n0);
-        if (p.fused) device::fuse_epilogue(p, acc, m0 + row0, n0, t);
+        if constexpr (Fused) device::fuse_epilogue(p, acc, m0 + row0, n0, t);
         store_result(p, &map_c, tma_store, acc, m0 + row0, n0, 0, t, smem, consumer, store);
       });
     }
@@ -122,10 +123,11 @@ cudaError_t launch_stream_k(const GemmArgs& a, const LaunchPlan& plan, cudaStrea
   constexpr int kPair = Cfg::kCluster;
   const int64_t units = ClusterTiles<Cfg>(a.m, a.n).count();
   if (units * kPair > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
+  if (a.epilogue.any() && a.precision.c == DType::kF32) return cudaErrorInvalidValue;  // fused for 16-bit C only
   const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;
-    auto kernel = stream_k_kernel<Cfg, T, ta, tb>;
+    auto kernel = a.epilogue.any() ? stream_k_kernel<Cfg, T, ta, tb, true> : stream_k_kernel<Cfg, T, ta, tb>;
     StreamKWork sk;  // partial sums: one slot per CTA and consumer warpgroup
     static_cast<StreamKPlan&>(sk) = plan.stream_k;
     if (sk.sharing > 0) {

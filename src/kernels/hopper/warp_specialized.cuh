@@ -382,14 +382,15 @@ struct TileAt {
 // they leave after each tile (with one tile there is nothing to overlap, and
 // holding single tiles ran slower: docs/ladder.md, step 14). The loop is compiled for each case
 // (holding: true_type or false_type), so that neither carries the other's
-// registers.
-template <class T, int N, class Out, class Ops, int S, class Item>
+// registers. Fused: the epilogue is applied to each tile's accumulators
+// first (device/fused_epilogue.cuh; a kernel of its own, so that plain
+// calls carry none of its registers).
+template <class T, int N, bool Fused = false, class Out, class Ops, int S, class Item>
 __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p, const CUtensorMap* map_c,
                                               bool tma_store, const Sm90Smem<Ops, S>& smem,
                                               device::sm90::Ring<S>& ring, int consumer, int t, int first, int end,
                                               int stride, Item&& item) {
   using Held = HeldTile<Out, N>;
-  constexpr bool kFuses = device::kFusesEpilogue<T, Out>;
   const int row0 = consumer * 64;
   float acc[N];
   StoreState store;
@@ -402,7 +403,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
       const int slices = item(w, at, scales);
       if (slices < 0) break;
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
-      if (kFuses && p.fused) device::fuse_epilogue(p, acc, at.m0 + row0, at.n0, t);
+      if constexpr (Fused) device::fuse_epilogue(p, acc, at.m0 + row0, at.n0, t);
       if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
         auto clipped = p;
         clipped.m = at.row_end;
