@@ -191,9 +191,9 @@ struct GemmArgs {
   // FP8 block scales instead (both set, or neither; not with scale_a, scale_b).
   Fp8BlockScales block_scales = {};
   // Bias, activation and output scales (none by default). The Hopper
-  // tensor-core kernels (steps 14, 15, 17) apply them to their accumulators
-  // where beta = 0, no pre-activation output is asked for and the call is not
-  // split along k; otherwise the FP32 product goes through a workspace buffer
+  // tensor-core kernels for 16-bit inputs (steps 14, 15) apply them to their
+  // accumulators where C is 16-bit, beta = 0, no pre-activation output is
+  // asked for and the call is not split along k; otherwise the FP32 product goes through a workspace buffer
   // (workspace_size counts its m x n values) and a second pass applies them.
   Epilogue epilogue = {};
   // A strided batch: `batch` GEMMs of these sizes, ops and leading
