@@ -26,20 +26,27 @@ __device__ __forceinline__ float tanh_approx(float z) {
   return t;
 }
 
-// The smooth activations inside a kernel (the fused epilogue, 16-bit C): one
-// branch-free form, short enough to inline into every unrolled loop over the
-// accumulators. Each is v * g(v), g = (1 + tanh z) / 2 with z = v (a + b v^2 +
-// c v^4): GELU's tanh form and SiLU (z = v / 2) exactly, GELU's erf form
-// (Phi(v)) with a, b, c fitted on |v| <= 8 (|GELU error| <= 2.5e-5; z from v
-// clamped there); tanh by tanh.approx (one MUFU op, ~2^-11 relative, under
-// 16-bit rounding).
-__device__ __forceinline__ float smooth_gate(float v, Activation act) {
-  const bool erf_form = act == Activation::kGelu, silu = act == Activation::kSilu;
-  const float w = erf_form ? fminf(fmaxf(v, -8.0f), 8.0f) : v, w2 = w * w;
-  const float a = silu ? 0.5f : erf_form ? 0.797506476f : 0.79788456080286536f;
-  const float b = silu ? 0.0f : erf_form ? 0.0370073156f : 0.0356774081363001f;
-  const float c = erf_form ? -3.51869403e-4f : 0.0f;
-  return fmaf(0.5f, tanh_approx(w * fmaf(w2, fmaf(w2, c, b), a)), 0.5f);
+// The smooth activations inside a kernel (the fused epilogue, 16-bit C),
+// short enough to inline into every unrolled loop over the accumulators:
+// v * (1 + tanh z) / 2 with tanh by tanh.approx (one MUFU op, ~2^-11
+// relative, under 16-bit rounding). TanhGated: z = v (a + b v^2), GELU's
+// tanh form and SiLU (a = 1/2, b = 0) exactly.
+struct TanhGated {
+  float a, b;
+  __device__ __forceinline__ float operator()(float v) const {
+    const float h = 0.5f * v;
+    return fmaf(h, tanh_approx(v * fmaf(b, v * v, a)), h);
+  }
+};
+__device__ __forceinline__ TanhGated tanh_gated(Activation act) {
+  return act == Activation::kSilu ? TanhGated{0.5f, 0.0f} : TanhGated{0.79788456080286536f, 0.0356774081363001f};
+}
+
+// GELU's erf form, v * Phi(v): z = w (a + b w^2 + c w^4) with w = v clamped
+// to |v| <= 8 and a, b, c fitted there (|error| <= 2.5e-5 against erf).
+__device__ __forceinline__ float erf_gelu(float v) {
+  const float w = fminf(fmaxf(v, -8.0f), 8.0f), w2 = w * w, h = 0.5f * v;
+  return fmaf(h, tanh_approx(w * fmaf(w2, fmaf(w2, -3.51869403e-4f, 0.0370073156f), 0.797506476f)), h);
 }
 
 }  // namespace tessel::device

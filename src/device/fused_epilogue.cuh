@@ -3,7 +3,7 @@
 // + bias) in FP32, in place, before the kernel's own stores round them once
 // (TcParams: alpha is then 1 and epi_alpha the call's; dispatch fuses only
 // calls with beta = 0 and leaves the pre-activation output and FP32 C to the
-// epilogue pass). One loop over the accumulators, whatever path the results
+// epilogue pass). One pass over the accumulators, whatever path the results
 // leave by.
 #pragma once
 
@@ -20,20 +20,31 @@ namespace tessel::device {
 template <class T, class Out>
 constexpr bool kFusesEpilogue = sizeof(T) == 2 && sizeof(Out) == 2;
 
+// The 16-bit terms packed in a word, low half first, in FP32.
+__device__ __forceinline__ float2 unpack_pair(uint32_t w, __half) {
+  return make_float2(__half2float(__ushort_as_half(w & 0xffff)), __half2float(__ushort_as_half(w >> 16)));
+}
+__device__ __forceinline__ float2 unpack_pair(uint32_t w, __nv_bfloat16) {
+  return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
+}
+
 // acc: thread t's N accumulators of a warpgroup's 64 x 2N block at (row0,
 // col0) in the wgmma layout: accumulators 4q .. 4q + 3 are columns col0 + 8q
 // + 2 (t % 4) and the next, of rows row0 + 16 (t / 32) + (t % 32) / 4 and 8
-// below. Rows and columns past C read the last one's terms (their results
-// are not stored). ReLU keeps NaN; the smooth activations: smooth_gate.
+// below. Column terms: lane L of each warp loads columns col0 + 64k + 2L and
+// the next (coalesced, N / 32 words), and each q takes its pair from lane
+// 4 (q % 8) + t % 4 by one shuffle. Columns past C load neutral terms, rows
+// past C the last row's (neither's results are stored). Each activation has
+// a loop of its own, so that none pays for another's arithmetic. ReLU keeps NaN.
 template <int N, class P>
 __device__ __forceinline__ void fuse_epilogue(const P& p, float (&acc)[N], int64_t row0, int64_t col0, int t) {
+  static_assert(N % 32 == 0, "a warp's lanes hold the block's columns in whole words");
   using BT = typename P::C16;
+  constexpr int kWords = N / 32;
   const Epilogue& e = p.epi;
   const BT* bias = static_cast<const BT*>(e.bias);
   // Rows and columns fit 32 bits (TMA coordinates): fewer registers than 64-bit indices.
-  const int row = int(row0) + 16 * (t / 32) + (t % 32) / 4, col = int(col0) + 2 * (t % 4);
-  const int last_row = int(p.m) - 1, last_col = int(p.n) - 1;
-  auto column = [&](int q, int h) { return min(col + 8 * q + h, last_col); };
+  const int lane = t % 32, row = int(row0) + 16 * (t / 32) + lane / 4, n = int(p.n), last_row = int(p.m) - 1;
   float row_scale[2] = {p.epi_alpha, p.epi_alpha}, row_bias[2] = {0.0f, 0.0f};
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -41,30 +52,38 @@ __device__ __forceinline__ void fuse_epilogue(const P& p, float (&acc)[N], int64
     if (e.row_scale != nullptr) row_scale[r] *= __ldg(e.row_scale + i);
     if (bias != nullptr && e.bias_per_row) row_bias[r] = to_float(__ldg(bias + i));
   }
-  const BT* col_bias = e.bias_per_row ? nullptr : bias;
+  const bool col_bias = bias != nullptr && !e.bias_per_row, col_scale = e.col_scale != nullptr;
+  uint32_t bias_words[kWords];
+  float2 scale_words[kWords];
+#pragma unroll
+  for (int k = 0; k < kWords; ++k) {
+    const int c = int(col0) + 64 * k + 2 * lane;
+    const auto* b = reinterpret_cast<const uint16_t*>(bias);
+    bias_words[k] = !col_bias ? 0u : (c < n ? __ldg(b + c) : 0u) | (c + 1 < n ? uint32_t(__ldg(b + c + 1)) << 16 : 0u);
+    scale_words[k] = make_float2(col_scale && c < n ? __ldg(e.col_scale + c) : 1.0f,
+                                 col_scale && c + 1 < n ? __ldg(e.col_scale + c + 1) : 1.0f);
+  }
   auto each = [&](auto act) {
 #pragma unroll
-    for (int q = 0; q < N / 4; ++q) {
-      float scale[2] = {1.0f, 1.0f}, shift[2] = {0.0f, 0.0f};  // columns 8q + 2 (t % 4) and the next
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        if (e.col_scale != nullptr) scale[h] = __ldg(e.col_scale + column(q, h));
-        if (col_bias != nullptr) shift[h] = to_float(__ldg(col_bias + column(q, h)));
-      }
+    for (int q = 0; q < N / 4; ++q) {  // columns 8q + 2 (t % 4) and the next
+      const int from = 4 * (q % 8) + lane % 4;
+      const float2 shift = col_bias ? unpack_pair(__shfl_sync(~0u, bias_words[q / 8], from), BT{}) : make_float2(0, 0);
+      const float2 scale = col_scale ? make_float2(__shfl_sync(~0u, scale_words[q / 8].x, from),
+                                                   __shfl_sync(~0u, scale_words[q / 8].y, from))
+                                     : make_float2(1, 1);
 #pragma unroll
       for (int i = 0; i < 4; ++i) {  // row i / 2, column i % 2
         float& a = acc[4 * q + i];
-        a = act(fmaf(row_scale[i / 2] * scale[i % 2], a, row_bias[i / 2] + shift[i % 2]));
+        a = act(fmaf(row_scale[i / 2] * (i % 2 ? scale.y : scale.x), a, row_bias[i / 2] + (i % 2 ? shift.y : shift.x)));
       }
     }
   };
-  const Activation act = e.activation;
-  if (act == Activation::kNone) {
-    each([](float v) { return v; });
-  } else if (act == Activation::kRelu) {
-    each([](float v) { return v <= 0.0f ? 0.0f : v; });
-  } else {
-    each([&](float v) { return v * smooth_gate(v, act); });
+  switch (e.activation) {
+    case Activation::kNone: each([](float v) { return v; }); break;
+    case Activation::kRelu: each([](float v) { return v <= 0.0f ? 0.0f : v; }); break;
+    case Activation::kGelu: each([](float v) { return erf_gelu(v); }); break;
+    case Activation::kGeluTanh:
+    case Activation::kSilu: each(tanh_gated(e.activation)); break;
   }
 }
 
