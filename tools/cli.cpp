@@ -220,7 +220,7 @@ struct VerifyCli {
       const std::optional<EpilogueSpec> e = parse_epilogue(name);
       if (!e) {
         throw UsageError("--epilogue '" + name + "': terms joined by '+' of bias or rowbias, relu, gelu, gelu_tanh "
-                         "or silu, scale, pre; or none");
+                         "or silu, scale or colscale, pre; or none");
       }
       epilogues.push_back(*e);
     }
@@ -362,7 +362,7 @@ struct BenchCli {
     options.ops = parse_or_usage(parse_ops, ops);
     const std::optional<EpilogueSpec> e = parse_epilogue(epilogue);
     if (!e) throw UsageError("--epilogue '" + epilogue + "': see tessel verify --help");
-    if (e->scales && options.beta != 0.0f) throw UsageError("--epilogue with scale needs --beta 0");
+    if (e->col_scale() && options.beta != 0.0f) throw UsageError("--epilogue with scale needs --beta 0");
     options.epilogue = *e;
     if (reference != "cublas" && reference != "cublaslt") {
       throw UsageError("--reference '" + reference + "': cublas or cublaslt");
@@ -647,7 +647,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   verify->add_option("--seed", vo.seed, "Random seed")->capture_default_str();
   verify->add_option("--epilogue", vo.epilogue_names,
                      "Epilogues, comma-separated, each terms joined by '+': bias|rowbias, relu|gelu|gelu_tanh|silu, "
-                     "scale, pre; or none")
+                     "scale|colscale, pre; or none")
       ->delimiter(',')
       ->capture_default_str();
   verify->add_option("--offset", vo.offset, "A, B and C start this many elements into their buffers")

@@ -1,10 +1,10 @@
 // The epilogue (tessel::Epilogue) fused into a wgmma kernel with 16-bit C:
-// one warpgroup's accumulators become act(row_scale * col_scale * alpha * acc
-// + bias) in FP32, in place, before the kernel's own stores round them once
-// (TcParams: alpha is then 1 and epi_alpha the call's; dispatch fuses only
-// calls with beta = 0 and leaves the pre-activation output and FP32 C to the
-// epilogue pass). One pass over the accumulators, whatever path the results
-// leave by.
+// one warpgroup's accumulators become act(col_scale * alpha * acc + bias) in
+// FP32, in place, before the kernel's own stores round them once (TcParams:
+// alpha is then 1 and epi_alpha the call's). Column terms only
+// (impl::fuses_in_kernel) and beta = 0: dispatch leaves row terms, the
+// pre-activation output and FP32 C to the epilogue pass. One pass over the
+// accumulators, whatever path the results leave by.
 #pragma once
 
 #include <cstdint>
@@ -28,53 +28,46 @@ __device__ __forceinline__ float2 unpack_pair(uint32_t w, __nv_bfloat16) {
   return make_float2(__uint_as_float(w << 16), __uint_as_float(w & 0xffff0000u));
 }
 
-// acc: thread t's N accumulators of a warpgroup's 64 x 2N block at (row0,
-// col0) in the wgmma layout: accumulators 4q .. 4q + 3 are columns col0 + 8q
-// + 2 (t % 4) and the next, of rows row0 + 16 (t / 32) + (t % 32) / 4 and 8
-// below. Column terms: lane L of each warp loads columns col0 + 64k + 2L and
-// the next (coalesced, N / 32 words), and each q takes its pair from lane
-// 4 (q % 8) + t % 4 by one shuffle. Columns past C load neutral terms, rows
-// past C the last row's (neither's results are stored). Each activation has
-// a loop of its own, so that none pays for another's arithmetic. ReLU keeps NaN.
+// acc: thread t's N accumulators of a warpgroup's 64 x 2N block at column
+// col0 in the wgmma layout: accumulators 4q .. 4q + 3 are columns col0 + 8q +
+// 2 (t % 4) and the next (two rows each). Column terms: lane L of each warp
+// loads columns col0 + 64k + 2L and the next (coalesced, N / 32 words), and
+// each q takes its pair from lane 4 (q % 8) + t % 4 by a shuffle. Columns
+// past C load neutral terms (their results are not stored). Each activation
+// has a loop of its own, so that none pays for another's arithmetic.
 template <int N, class P>
-__device__ __forceinline__ void fuse_epilogue(const P& p, float (&acc)[N], int64_t row0, int64_t col0, int t) {
+__device__ __forceinline__ void fuse_epilogue(const P& p, float (&acc)[N], int64_t col0, int t) {
   static_assert(N % 32 == 0, "a warp's lanes hold the block's columns in whole words");
   using BT = typename P::C16;
   constexpr int kWords = N / 32;
   const Epilogue& e = p.epi;
-  const BT* bias = static_cast<const BT*>(e.bias);
-  // Rows and columns fit 32 bits (TMA coordinates): fewer registers than 64-bit indices.
-  const int lane = t % 32, row = int(row0) + 16 * (t / 32) + lane / 4, n = int(p.n), last_row = int(p.m) - 1;
-  float row_scale[2] = {p.epi_alpha, p.epi_alpha}, row_bias[2] = {0.0f, 0.0f};
-#pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    const int i = min(row + 8 * r, last_row);
-    if (e.row_scale != nullptr) row_scale[r] *= __ldg(e.row_scale + i);
-    if (bias != nullptr && e.bias_per_row) row_bias[r] = to_float(__ldg(bias + i));
-  }
-  const bool col_bias = bias != nullptr && !e.bias_per_row, col_scale = e.col_scale != nullptr;
+  const auto* bias = static_cast<const uint16_t*>(e.bias);
+  // Columns fit 32 bits (TMA coordinates): fewer registers than 64-bit indices.
+  const int lane = t % 32, n = int(p.n);
   uint32_t bias_words[kWords];
   float2 scale_words[kWords];
 #pragma unroll
   for (int k = 0; k < kWords; ++k) {
     const int c = int(col0) + 64 * k + 2 * lane;
-    const auto* b = reinterpret_cast<const uint16_t*>(bias);
-    bias_words[k] = !col_bias ? 0u : (c < n ? __ldg(b + c) : 0u) | (c + 1 < n ? uint32_t(__ldg(b + c + 1)) << 16 : 0u);
-    scale_words[k] = make_float2(col_scale && c < n ? __ldg(e.col_scale + c) : 1.0f,
-                                 col_scale && c + 1 < n ? __ldg(e.col_scale + c + 1) : 1.0f);
+    bias_words[k] = bias == nullptr ? 0u
+                                    : (c < n ? __ldg(bias + c) : 0u) | (c + 1 < n ? uint32_t(__ldg(bias + c + 1)) << 16 : 0u);
+    const bool scaled = e.col_scale != nullptr;
+    scale_words[k] = make_float2(p.epi_alpha * (scaled && c < n ? __ldg(e.col_scale + c) : 1.0f),
+                                 p.epi_alpha * (scaled && c + 1 < n ? __ldg(e.col_scale + c + 1) : 1.0f));
   }
   auto each = [&](auto act) {
 #pragma unroll
     for (int q = 0; q < N / 4; ++q) {  // columns 8q + 2 (t % 4) and the next
       const int from = 4 * (q % 8) + lane % 4;
-      const float2 shift = col_bias ? unpack_pair(__shfl_sync(~0u, bias_words[q / 8], from), BT{}) : make_float2(0, 0);
-      const float2 scale = col_scale ? make_float2(__shfl_sync(~0u, scale_words[q / 8].x, from),
-                                                   __shfl_sync(~0u, scale_words[q / 8].y, from))
-                                     : make_float2(1, 1);
+      const float2 shift = bias != nullptr ? unpack_pair(__shfl_sync(~0u, bias_words[q / 8], from), BT{})
+                                           : make_float2(0.0f, 0.0f);
+      const float2 scale = e.col_scale != nullptr ? make_float2(__shfl_sync(~0u, scale_words[q / 8].x, from),
+                                                                __shfl_sync(~0u, scale_words[q / 8].y, from))
+                                                  : make_float2(p.epi_alpha, p.epi_alpha);
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {  // row i / 2, column i % 2
+      for (int i = 0; i < 4; ++i) {  // column i % 2
         float& a = acc[4 * q + i];
-        a = act(fmaf(row_scale[i / 2] * (i % 2 ? scale.y : scale.x), a, row_bias[i / 2] + (i % 2 ? shift.y : shift.x)));
+        a = act(i % 2 ? fmaf(scale.y, a, shift.y) : fmaf(scale.x, a, shift.x));
       }
     }
   };

@@ -475,7 +475,7 @@ Status launch_each(const KernelEntry& e, const GemmArgs& call, const Device& d, 
 // after it. The pass alone adds beta * C inside the activation and writes the
 // pre-activation output.
 GemmArgs kernel_call(const KernelEntry& e, const GemmArgs& call, const Device& d, Realign realign) {
-  const bool fused = call.epilogue.any() && e.fused_epilogue && call.epilogue.pre_activation == nullptr &&
+  const bool fused = call.epilogue.any() && e.fused_epilogue && impl::fuses_in_kernel(call.epilogue) &&
                      call.beta == 0.0f && call.precision.c != DType::kF32 && multiplies(call) &&
                      can_run(e, call, d.cc, realign).ok() &&
                      make_plan(e, call, d.sms, realign).splits == 1;

@@ -166,19 +166,21 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const size_t bias_count = size_t(es.bias == EpilogueSpec::Bias::kPerRow ? shape.m : shape.n);
       DeviceBuffer<uint8_t> dBias((es.bias != EpilogueSpec::Bias::kNone ? bias_count : 0) * size_of(ct)),
           dPre(es.pre_activation ? dC0.size() : 0), dRefPre(dPre.size());
-      auto scales = [&](int64_t count, uint64_t seed) {
-        std::vector<float> v(size_t(es.scales ? count : 0));
+      auto scales = [&](bool wanted, int64_t count, uint64_t seed) {
+        std::vector<float> v(size_t(wanted ? count : 0));
         fill_random(v, seed);
         for (float& x : v) x = 1.0f + 0.5f * x;
         return DeviceBuffer<float>(v);
       };
-      const DeviceBuffer<float> dRow = scales(shape.m, o.seed + 3), dCol = scales(shape.n, o.seed + 4);
+      const DeviceBuffer<float> dRow = scales(es.row_scale(), shape.m, o.seed + 3),
+                                dCol = scales(es.col_scale(), shape.n, o.seed + 4);
       if (dBias.size()) fill_device(dBias.get(), ct, bias_count, o.seed + 5);
       Epilogue epilogue;
       epilogue.bias = dBias.size() ? dBias.get() : nullptr;
       epilogue.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
       epilogue.activation = es.activation;
-      if (es.scales) epilogue.row_scale = dRow.get(), epilogue.col_scale = dCol.get();
+      if (es.row_scale()) epilogue.row_scale = dRow.get();
+      if (es.col_scale()) epilogue.col_scale = dCol.get();
       Epilogue ref_epilogue = epilogue;
       if (es.pre_activation) epilogue.pre_activation = dPre.get(), ref_epilogue.pre_activation = dRefPre.get();
       epilogue.ld_pre = ref_epilogue.ld_pre = es.pre_activation ? a.ldc : 0;

@@ -27,7 +27,7 @@ cublasLtEpilogue_t lt_epilogue(const Epilogue& e) {
 
 bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   const char* no = e.bias == EpilogueSpec::Bias::kPerRow ? "a bias per row"
-                   : e.scales                            ? "output scales"
+                   : e.col_scale()                       ? "output scales"
                    : e.pre_activation                    ? "the pre-activation output"
                    : e.activation == Activation::kGelu   ? "GELU in its erf form (its GELU is the tanh form)"
                    : e.activation == Activation::kSilu   ? "SiLU"

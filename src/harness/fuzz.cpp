@@ -156,7 +156,7 @@ class Worker {
     if (gen_() % 4 == 0) {  // one case in four with an epilogue
       c.epilogue.bias = EpilogueSpec::Bias(gen_() % 3);
       c.epilogue.activation = Activation(gen_() % 5);
-      c.epilogue.scales = gen_() % 2;
+      c.epilogue.scales = EpilogueSpec::Scales(gen_() % 3);
       c.epilogue.pre_activation = gen_() % 2 || !c.epilogue.any();
     }
     return c;

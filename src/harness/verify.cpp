@@ -154,7 +154,9 @@ std::optional<EpilogueSpec> parse_epilogue(const std::string& text) {
     } else if (term == "rowbias") {
       e.bias = EpilogueSpec::Bias::kPerRow;
     } else if (term == "scale") {
-      e.scales = true;
+      e.scales = EpilogueSpec::Scales::kRowsAndColumns;
+    } else if (term == "colscale") {
+      e.scales = EpilogueSpec::Scales::kColumns;
     } else if (term == "pre") {
       e.pre_activation = true;
     } else {
@@ -171,7 +173,8 @@ std::string to_string(const EpilogueSpec& e) {
   if (e.bias == EpilogueSpec::Bias::kPerColumn) add("bias");
   if (e.bias == EpilogueSpec::Bias::kPerRow) add("rowbias");
   if (e.activation != Activation::kNone) add(to_string(e.activation));
-  if (e.scales) add("scale");
+  if (e.row_scale()) add("scale");
+  if (e.scales == EpilogueSpec::Scales::kColumns) add("colscale");
   if (e.pre_activation) add("pre");
   return s.empty() ? "none" : s;
 }
@@ -198,18 +201,22 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     fill_random(hBias, c.seed * 5 + 1);
     round_to(hBias, ct);
   }
-  if (es.scales) {
-    hRow.resize(size_t(m)), hCol.resize(size_t(n));
-    fill_random(hRow, c.seed * 5 + 2), fill_random(hCol, c.seed * 5 + 3);
-    for (std::vector<float>* v : {&hRow, &hCol}) {
-      for (float& x : *v) x = 1.0f + 0.5f * x;
+  if (es.col_scale()) {
+    hRow.assign(size_t(m), 1.0f), hCol.resize(size_t(n));
+    if (es.row_scale()) fill_random(hRow, c.seed * 5 + 2);
+    fill_random(hCol, c.seed * 5 + 3);
+    for (float& x : hCol) x = 1.0f + 0.5f * x;
+    if (es.row_scale()) {
+      for (float& x : hRow) x = 1.0f + 0.5f * x;
     }
   }
   if (es.pre_activation) {
     hPre.assign(size_t(m * a.ldc + kGuard), from_bits(kGuardBits));
     for (int64_t i = 0; i < m; ++i) std::fill_n(hPre.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
   }
-  auto scale_at = [&](int64_t i, int64_t j) { return es.scales ? double(hRow[size_t(i)]) * hCol[size_t(j)] : 1.0; };
+  auto scale_at = [&](int64_t i, int64_t j) {
+    return es.col_scale() ? double(hRow[size_t(i)]) * hCol[size_t(j)] : 1.0;
+  };
   auto bias_at = [&](int64_t i, int64_t j) {
     return hBias.empty() ? 0.0 : double(hBias[size_t(es.bias == EpilogueSpec::Bias::kPerRow ? i : j)]);
   };
@@ -275,10 +282,8 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     if (!hBias.empty()) e.bias = arrays.bias.upload(encode(hBias, ct));
     e.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
     e.activation = es.activation;
-    if (es.scales) {
-      e.row_scale = reinterpret_cast<const float*>(arrays.row_scale.upload(encode(hRow, DType::kF32)));
-      e.col_scale = reinterpret_cast<const float*>(arrays.col_scale.upload(encode(hCol, DType::kF32)));
-    }
+    if (es.row_scale()) e.row_scale = reinterpret_cast<const float*>(arrays.row_scale.upload(encode(hRow, DType::kF32)));
+    if (es.col_scale()) e.col_scale = reinterpret_cast<const float*>(arrays.col_scale.upload(encode(hCol, DType::kF32)));
     if (es.pre_activation) e.pre_activation = arrays.pre.upload(bytesPre) + skip_c, e.ld_pre = a.ldc;
   }
   if (c.pending_error) {

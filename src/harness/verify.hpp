@@ -17,11 +17,16 @@ namespace tessel::harness {
 struct EpilogueSpec {
   Activation activation = Activation::kNone;
   enum class Bias { kNone, kPerColumn, kPerRow } bias = Bias::kNone;
-  bool scales = false;          // a row and a column scale, each in [0.5, 1.5)
+  // Output scales in [0.5, 1.5): a row and a column scale, or a column scale alone.
+  enum class Scales { kNone, kRowsAndColumns, kColumns } scales = Scales::kNone;
   bool pre_activation = false;  // act's input to a second, guarded output as well
-  bool any() const { return activation != Activation::kNone || bias != Bias::kNone || scales || pre_activation; }
+  bool any() const {
+    return activation != Activation::kNone || bias != Bias::kNone || scales != Scales::kNone || pre_activation;
+  }
+  bool row_scale() const { return scales == Scales::kRowsAndColumns; }
+  bool col_scale() const { return scales != Scales::kNone; }
 };
-// "none", or terms joined by '+': bias | rowbias, relu | gelu | gelu_tanh | silu, scale, pre.
+// "none", or terms joined by '+': bias | rowbias, relu | gelu | gelu_tanh | silu, scale | colscale, pre.
 std::optional<EpilogueSpec> parse_epilogue(const std::string& text);
 std::string to_string(const EpilogueSpec& e);
 // act in fp64, as the reference applies it.

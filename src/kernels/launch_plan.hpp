@@ -18,6 +18,13 @@
 
 namespace tessel::impl {
 
+// Whether a kernel that fuses the epilogue (KernelEntry::fused_epilogue)
+// takes e: column terms only (bias per column, column scale, activation);
+// row terms and the pre-activation output are left to the epilogue pass.
+inline bool fuses_in_kernel(const Epilogue& e) {
+  return !e.bias_per_row && e.row_scale == nullptr && e.pre_activation == nullptr;
+}
+
 // The units of work of a clustered kernel (steps 14, 15): `cluster`
 // vertically neighbouring row tiles (tile_m x tile_n) of one column.
 struct ClusterUnits {

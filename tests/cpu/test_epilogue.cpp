@@ -15,7 +15,8 @@ using tessel::harness::activate;
 using tessel::harness::parse_epilogue;
 
 TEST(Epilogue, NamesRoundTrip) {
-  for (const char* name : {"none", "bias", "rowbias+gelu", "bias+gelu_tanh+scale+pre", "relu", "silu+scale"}) {
+  for (const char* name : {"none", "bias", "rowbias+gelu", "bias+gelu_tanh+scale+pre", "relu", "silu+scale",
+                           "bias+gelu+colscale"}) {
     const auto e = parse_epilogue(name);
     ASSERT_TRUE(e.has_value()) << name;
     EXPECT_EQ(to_string(*e), name);
@@ -24,7 +25,10 @@ TEST(Epilogue, NamesRoundTrip) {
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->bias, EpilogueSpec::Bias::kPerColumn);
   EXPECT_EQ(e->activation, Activation::kRelu);
-  EXPECT_TRUE(e->scales);
+  EXPECT_TRUE(e->row_scale() && e->col_scale());
+  const auto columns = parse_epilogue("colscale");
+  ASSERT_TRUE(columns.has_value());
+  EXPECT_TRUE(columns->col_scale() && !columns->row_scale());
   EXPECT_FALSE(e->pre_activation);
   for (const char* bad : {"", "gelu+", "bias+tanh", "Bias", "none+bias"}) EXPECT_FALSE(parse_epilogue(bad)) << bad;
 }
@@ -47,7 +51,7 @@ TEST(Epilogue, CublasLtFusesBiasReluAndTanhGelu) {
     EXPECT_TRUE(CublasLt::takes(*parse_epilogue(fused))) << fused;
   }
   std::string why;
-  for (const char* not_fused : {"rowbias", "bias+gelu", "silu", "bias+scale", "relu+pre"}) {
+  for (const char* not_fused : {"rowbias", "bias+gelu", "silu", "bias+scale", "colscale", "relu+pre"}) {
     EXPECT_FALSE(CublasLt::takes(*parse_epilogue(not_fused), &why)) << not_fused;
     EXPECT_NE(why.find("cuBLASLt fuses no"), std::string::npos) << why;
   }

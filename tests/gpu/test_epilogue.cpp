@@ -63,7 +63,7 @@ TEST_F(Epilogue, EveryKernelByName) {
 // TMA stores (one tile a cluster), FP32 C, direct stores (n not in 16-byte
 // units), stream-K's shared tiles; FP32 C (tf32, bf16:f32) and FP8 take
 // the pass. Fused, a call needs no product buffer: its workspace is the plain
-// call's; with beta != 0 the epilogue pass (and its buffer) makes C.
+// call's; with beta != 0 or row terms the epilogue pass (and its buffer) makes C.
 TEST_F(Epilogue, FusedIntoTheHopperKernels) {
   if (!hopper()) GTEST_SKIP() << "sm_90a kernels";
   Cublas cublas;
@@ -85,7 +85,7 @@ TEST_F(Epilogue, FusedIntoTheHopperKernels) {
   uint64_t seed = 900;
   for (const Case& k : cases) {
     const tessel::Precision p = *tessel::parse_precision(k.precision);
-    for (const char* spec : {"bias+gelu_tanh", "rowbias+gelu+scale", "bias+silu+scale", "bias+relu", "bias"}) {
+    for (const char* spec : {"bias+gelu_tanh", "bias+gelu+colscale", "silu+colscale", "bias+relu", "bias", "rowbias+gelu+scale"}) {
       VerifyCase c{k.kernel, Op::N, Op::T, k.shape, 1.25f, 0.0f, 0, seed++, 8, p};
       c.epilogue = *parse_epilogue(spec);
       const VerifyResult r = verify_case(cublas, c);
@@ -108,7 +108,10 @@ TEST_F(Epilogue, FusedIntoTheHopperKernels) {
     } else {
       EXPECT_EQ(fused, plain) << k.kernel << ": the epilogue went to a pass";
     }
-    a.beta = 0.5f;
+    a.epilogue.bias_per_row = true;
+    ASSERT_TRUE(tessel::workspace_size(k.kernel, a, &pass).ok()) << k.kernel;
+    EXPECT_GE(pass, plain + size_t(m) * size_t(n) * sizeof(float)) << k.kernel << ": a bias per row";
+    a.epilogue.bias_per_row = false, a.beta = 0.5f;
     ASSERT_TRUE(tessel::workspace_size(k.kernel, a, &pass).ok()) << k.kernel;
     EXPECT_GE(pass, plain + size_t(m) * size_t(n) * sizeof(float)) << k.kernel << ": beta * C inside the activation";
   }

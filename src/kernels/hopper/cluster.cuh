@@ -166,7 +166,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
   if (out.epilogue.any()) {
     if constexpr (device::kFusesEpilogue<T, Out> && !Blocks) {
-      if (out.precision.c == DType::kF32) return cudaErrorInvalidValue;
+      if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
       kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>;
     } else {
       return cudaErrorInvalidValue;

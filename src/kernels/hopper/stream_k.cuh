@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         }
         int m0, n0;
         tiles.origin(u, rank, m0, n0);
-        if constexpr (Fused) device::fuse_epilogue(p, acc, m0 + row0, n0, t);
+        if constexpr (Fused) device::fuse_epilogue(p, acc, n0, t);
         store_result(p, &map_c, tma_store, acc, m0 + row0, n0, 0, t, smem, consumer, store);
       });
     }
@@ -123,7 +123,9 @@ cudaError_t launch_stream_k(const GemmArgs& a, const LaunchPlan& plan, cudaStrea
   constexpr int kPair = Cfg::kCluster;
   const int64_t units = ClusterTiles<Cfg>(a.m, a.n).count();
   if (units * kPair > INT32_MAX || a.precision.ab != AB) return cudaErrorInvalidValue;
-  if (a.epilogue.any() && a.precision.c == DType::kF32) return cudaErrorInvalidValue;  // fused for 16-bit C only
+  if (a.epilogue.any() && (a.precision.c == DType::kF32 || !fuses_in_kernel(a.epilogue))) {
+    return cudaErrorInvalidValue;  // fused for 16-bit C and column terms only
+  }
   const device::TcParams<T> p = device::tc_params<T>(a);
   return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) {
     using Ops = Sm90Operands<Cfg, T, ta, tb>;

@@ -403,13 +403,13 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
       const int slices = item(w, at, scales);
       if (slices < 0) break;
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
-      if constexpr (Fused) device::fuse_epilogue(p, acc, at.m0 + row0, at.n0, t);
+      if constexpr (Fused) device::fuse_epilogue(p, acc, at.n0, t);
       if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
         auto clipped = p;
         clipped.m = at.row_end;
         store_result(clipped, map_c, false, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
       } else if constexpr (holding) {
-        held.hold(p.alpha, acc, at.m0 + row0, at.n0, at.matrix);
+        held.hold(Fused ? 1.0f : p.alpha, acc, at.m0 + row0, at.n0, at.matrix);  // fused: alpha applied
       } else {
         store_result(p, map_c, tma_store, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
       }
