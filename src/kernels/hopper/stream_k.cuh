@@ -90,7 +90,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     } else {
       float acc[N];
       StoreState store;
+      device::FusedEpilogue<N, device::TcParams<T>> epilogue;  // Fused only
       walk([&](int u, int k0, int k1) {
+        int m0, n0;
+        tiles.origin(u, rank, m0, n0);
+        if constexpr (Fused) epilogue.load(p, n0, t);
         consume_tile<T>(acc, smem, ring, row0, k1 - k0, t == 0);
         if (k1 < slices) {  // the unit's last slices belong to a later cluster: hand these sums to it
           save_partial(reinterpret_cast<float4*>(sk.partials) + int64_t(slot(cluster)) * N / 4 * sm90::kWarpgroup,
@@ -105,9 +109,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
             if (sk.run_begin(c) <= unit_start) break;
           }
         }
-        int m0, n0;
-        tiles.origin(u, rank, m0, n0);
-        if constexpr (Fused) device::fuse_epilogue(p, acc, n0, t);
+        if constexpr (Fused) epilogue.apply(p, acc, n0, t);
         store_result(p, &map_c, tma_store, acc, m0 + row0, n0, 0, t, smem, consumer, store);
       });
     }

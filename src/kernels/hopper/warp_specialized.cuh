@@ -395,6 +395,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   float acc[N];
   StoreState store;
   Held held;
+  device::FusedEpilogue<N, device::TcParams<T, Out>> epilogue;  // Fused only
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
@@ -402,8 +403,9 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
       SliceScales scales;
       const int slices = item(w, at, scales);
       if (slices < 0) break;
+      if constexpr (Fused) epilogue.load(p, at.n0, t);
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
-      if constexpr (Fused) device::fuse_epilogue(p, acc, at.n0, t);
+      if constexpr (Fused) epilogue.apply(p, acc, at.n0, t);
       if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
         auto clipped = p;
         clipped.m = at.row_end;
