@@ -282,8 +282,11 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     if (!hBias.empty()) e.bias = arrays.bias.upload(encode(hBias, ct));
     e.bias_per_row = es.bias == EpilogueSpec::Bias::kPerRow;
     e.activation = es.activation;
-    if (es.row_scale()) e.row_scale = reinterpret_cast<const float*>(arrays.row_scale.upload(encode(hRow, DType::kF32)));
-    if (es.col_scale()) e.col_scale = reinterpret_cast<const float*>(arrays.col_scale.upload(encode(hCol, DType::kF32)));
+    auto upload = [](CaseArray& array, const std::vector<float>& v) {
+      return reinterpret_cast<const float*>(array.upload(encode(v, DType::kF32)));
+    };
+    if (es.row_scale()) e.row_scale = upload(arrays.row_scale, hRow);
+    if (es.col_scale()) e.col_scale = upload(arrays.col_scale, hCol);
     if (es.pre_activation) e.pre_activation = arrays.pre.upload(bytesPre) + skip_c, e.ld_pre = a.ldc;
   }
   if (c.pending_error) {

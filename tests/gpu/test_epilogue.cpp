@@ -85,7 +85,8 @@ TEST_F(Epilogue, FusedIntoTheHopperKernels) {
   uint64_t seed = 900;
   for (const Case& k : cases) {
     const tessel::Precision p = *tessel::parse_precision(k.precision);
-    for (const char* spec : {"bias+gelu_tanh", "bias+gelu+colscale", "silu+colscale", "bias+relu", "bias", "rowbias+gelu+scale"}) {
+    for (const char* spec :
+         {"bias+gelu_tanh", "bias+gelu+colscale", "silu+colscale", "bias+relu", "bias", "rowbias+gelu+scale"}) {
       VerifyCase c{k.kernel, Op::N, Op::T, k.shape, 1.25f, 0.0f, 0, seed++, 8, p};
       c.epilogue = *parse_epilogue(spec);
       const VerifyResult r = verify_case(cublas, c);

@@ -126,17 +126,17 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     consume_tiles<T, Cfg::kBN / 2, Fused>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                   [&](int w, TileAt& at, SliceScales& scales) {
-                                     int k0, k1;
-                                     const int part = item(w, at, k0, k1);
-                                     if (part < 0) return -1;
-                                     if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
-                                       const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
-                                       scales = SliceScales(p, parts.m, int64_t(at.m0) + row, at.n0, k0);
-                                     }
-                                     at.m0 += part * parts.rows;
-                                     return k1 - k0;
-                                   });
+                                          [&](int w, TileAt& at, SliceScales& scales) {
+                                            int k0, k1;
+                                            const int part = item(w, at, k0, k1);
+                                            if (part < 0) return -1;
+                                            if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
+                                              const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
+                                              scales = SliceScales(p, parts.m, int64_t(at.m0) + row, at.n0, k0);
+                                            }
+                                            at.m0 += part * parts.rows;
+                                            return k1 - k0;
+                                          });
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
