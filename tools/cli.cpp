@@ -205,6 +205,7 @@ struct VerifyCli {
   bool block_scales = false;
   int64_t batch = 1;
   int64_t groups = 0;
+  bool masked = false;
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -224,6 +225,7 @@ struct VerifyCli {
       }
       epilogues.push_back(*e);
     }
+    if (masked && groups == 0) throw UsageError("--masked needs --groups");
   }
 };
 
@@ -265,9 +267,14 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           const std::vector<int64_t> offsets = group_offsets(shape.m, o.groups, true);
           GroupedCase c{name, op.second, {0}, shape.n, shape.k, 5, precision};
           for (size_t g = 0; g + 1 < offsets.size(); ++g) c.rows.push_back(offsets[g + 1] - offsets[g]);
+          if (o.masked) {  // every group 5 rows more than the largest; the counts of two clamped
+            c.capacity = *std::max_element(c.rows.begin(), c.rows.end()) + 5, c.tail = 0;
+            c.rows.push_back(c.capacity + 7), c.rows.push_back(-3);
+          }
           c.seed = o.seed + uint64_t(total);
           batch_row(name, precision, std::string("N") + op_char(op.second),
-                    std::to_string(o.groups) + "g " + to_string(shape), c.alpha, c.beta, "-", verify_grouped(cublas, c));
+                    (o.masked ? "masked " : "") + std::to_string(c.rows.size()) + "g " + to_string(shape), c.alpha,
+                    c.beta, "-", verify_grouped(cublas, c));
         }
     return batch_summary();
   }
@@ -375,6 +382,7 @@ struct BenchCli {
       throw UsageError("--batch takes no --epilogue and no --block-scales");
     }
     if (options.groups < 0) throw UsageError("--groups must be >= 0");
+    if (options.masked && options.groups == 0) throw UsageError("--masked needs --groups");
     if (options.groups > 0 && (options.batch > 1 || e->any() || options.block_scales)) {
       throw UsageError("--groups takes no --batch, no --epilogue and no --block-scales");
     }
@@ -660,6 +668,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                      "A grouped GEMM per case: its m rows in this many skewed groups after an empty one, 5 rows "
                      "in none; op B from --ops")
       ->check(CLI::PositiveNumber);
+  verify->add_flag("--masked", vo.masked,
+                   "--groups: masked (GemmArgs::group_counts): groups of 5 rows more than the largest, counts "
+                   "past the capacity and below 0 among them (clamped)");
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 
@@ -695,6 +706,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "(reference: cuBLAS's grouped GEMM; a loop of tessel calls timed beside it)")
       ->capture_default_str();
   bench->add_flag("--skew", bo.options.skew, "--groups: group g's rows ~ 1 / (g + 1) instead of equal");
+  bench->add_flag("--masked", bo.options.masked,
+                  "--groups: masked (GemmArgs::group_counts): every group has the largest group's rows, and "
+                  "computes its own count of them");
   bench->add_flag("--block-scales", bo.options.block_scales,
                   "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
                   "(the same work, its output column-major)");

@@ -192,8 +192,9 @@ struct GemmArgs {
   Fp8BlockScales block_scales = {};
   // Bias, activation and output scales (none by default). The Hopper
   // tensor-core kernels for 16-bit inputs (steps 14, 15) apply them to their
-  // accumulators where C is 16-bit, beta = 0, no pre-activation output is
-  // asked for and the call is not split along k; otherwise the FP32 product goes through a workspace buffer
+  // accumulators where C is 16-bit, beta = 0, the terms are per column (no
+  // row terms, no pre-activation output) and the call is not split along k;
+  // otherwise the FP32 product goes through a workspace buffer
   // (workspace_size counts its m x n values) and a second pass applies them.
   Epilogue epilogue = {};
   // A strided batch: `batch` GEMMs of these sizes, ops and leading
@@ -215,6 +216,13 @@ struct GemmArgs {
   // need no padding to a tile. stride_a and stride_c stay 0. (With k = 0 or
   // alpha = 0 all m rows of C are scaled by beta, in groups or not.)
   const int64_t* group_offsets = nullptr;
+  // A masked grouped GEMM (decode through experts of a fixed capacity):
+  // with group_counts set instead, `batch` groups each own capacity = m /
+  // batch consecutive rows of A and C (m a multiple of batch), and group g
+  // multiplies its first group_counts[g] rows (batch values in device
+  // memory, clamped to 0..capacity) by the g-th B; its other rows of C are
+  // not written. Otherwise as group_offsets.
+  const int64_t* group_counts = nullptr;
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -239,7 +247,7 @@ struct KernelInfo {
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
-  bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets)
+  bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets or group_counts)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

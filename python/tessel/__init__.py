@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import _tessel
 
-__all__ = ["matmul", "grouped_matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
+__all__ = ["matmul", "grouped_matmul", "masked_matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
 
 _DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 _FP8 = ("e4m3", "e5m2")
@@ -228,6 +228,47 @@ def grouped_matmul(a, b, offsets, *, out=None, precision: str | None = None, ker
     _tessel.gemm_described(_describe(a), _describe(b[0]), _describe(out), a.device.index, 1.0, 0.0,
                            _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
                            batch=(groups, 0, b.stride(0), 0), group_offsets=offsets.data_ptr())
+    return out
+
+
+def masked_matmul(a, b, counts, *, out=None, precision: str | None = None, kernel: str | None = None,
+                  stream=None, out_dtype=None):
+    """Experts of a fixed capacity in one call: for each group g, the first ``counts[g]`` rows of
+    ``a[g]`` (capacity, k) times ``b[g]`` (k, n) into the same rows of ``out[g]`` (capacity, n).
+
+    Torch tensors on one GPU: ``a`` of shape (groups, capacity, k) whose groups lie one after
+    another (``a.view(groups * capacity, k)`` possible), ``b`` of shape (groups, k, n) in any
+    strides whose matrices are row- or column-major, ``counts`` an int64 tensor of groups values
+    on the GPU, read there (clamped to 0..capacity): no host sync, and the call can be captured
+    into a CUDA graph and replayed with new counts. Rows past a group's count are left as they
+    are (uninitialised in an allocated ``out``). Hopper (the cluster kernels).
+    """
+    import torch
+
+    if a.ndim != 3 or b.ndim != 3:
+        raise ValueError(f"masked_matmul takes a 3-D a and a 3-D b (a is {a.ndim}-D, b is {b.ndim}-D)")
+    groups, capacity = a.shape[0], a.shape[1]
+    if b.shape[0] != groups:
+        raise ValueError(f"a has {groups} groups but b has {b.shape[0]}")
+    if counts.dtype != torch.int64 or tuple(counts.shape) != (groups,):
+        raise ValueError(f"counts must be an int64 tensor of {groups} values (one a group), "
+                         f"not {counts.dtype} of shape {tuple(counts.shape)}")
+    if out is None:
+        out = _empty(a, (groups, capacity, b.shape[2]), _out_dtype(a, out_dtype))
+    if tuple(out.shape) != (groups, capacity, b.shape[2]):
+        raise ValueError(f"out must have shape {(groups, capacity, b.shape[2])}, not {tuple(out.shape)}")
+    if a.device.type != "cuda" or any(t.device != a.device for t in (b, counts, out)):
+        raise ValueError("a, b, counts and out must be on one CUDA GPU")
+    if groups == 0 or capacity == 0:
+        return out
+    for name, t in (("a", a), ("out", out)):
+        if t.stride(0) != capacity * t.stride(1):
+            raise ValueError(f"{name}'s groups must lie one after another ({name}.stride(0) = capacity * "
+                             f"{name}.stride(1)), so that its rows are rows of one matrix")
+    allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
+    _tessel.gemm_described(_describe(a.flatten(0, 1)), _describe(b[0]), _describe(out.flatten(0, 1)), a.device.index,
+                           1.0, 0.0, _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           batch=(groups, 0, b.stride(0), 0), group_counts=counts.data_ptr())
     return out
 
 

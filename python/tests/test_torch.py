@@ -219,3 +219,35 @@ def test_grouped_matmul_matches_each_group_and_replays_with_new_counts():
     ref, rows = want(offsets)
     assert rel_err(out, ref) < TOL[torch.bfloat16]
 
+
+
+def test_masked_matmul_computes_each_groups_count_and_replays_with_new_counts():
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("grouped GEMMs run on Hopper")
+    groups, capacity, k, n = 5, 100, 128, 192
+    w = batch_operand(groups, k, n, torch.bfloat16, True, 12)  # (groups, n, k) weights viewed (groups, k, n)
+    x = batch_operand(groups, capacity, k, torch.bfloat16, False, 13)
+
+    def check(out, counts, before):
+        for g in range(groups):
+            rows = min(max(int(counts[g]), 0), capacity)
+            if rows:
+                assert rel_err(out[g, :rows], x[g, :rows].double() @ w[g].double()) < TOL[torch.bfloat16]
+            assert torch.equal(out[g, rows:], before[g, rows:]), f"group {g}: rows past its count were written"
+
+    counts = torch.tensor([0, 100, 37, 150, -2], dtype=torch.int64, device="cuda")  # the last two clamped
+    out = torch.full((groups, capacity, n), 7.0, dtype=torch.bfloat16, device="cuda")
+    before = out.clone()
+    tessel.masked_matmul(x, w, counts, out=out)
+    check(out, counts, before)
+    # Captured once, replayed with other counts written into the same counts tensor.
+    out.copy_(before)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        tessel.masked_matmul(x, w, counts, out=out)
+    out.copy_(before)
+    counts.copy_(torch.tensor([3, 0, 99, 64, 1], dtype=torch.int64))
+    graph.replay()
+    check(out, counts, before)
+    with pytest.raises(ValueError, match="counts must be an int64 tensor of 5 values"):
+        tessel.masked_matmul(x, w, counts[:4])

@@ -97,17 +97,26 @@ Status validate_batch(const GemmArgs& a) {
                      ": the batch's extent overflows 64-bit indexing");
     }
   }
-  if (a.group_offsets != nullptr) {
-    if (a.opA != Op::N) return invalid("group_offsets is set but opA = T: a grouped GEMM takes its rows of A with op N");
+  if (impl::grouped(a)) {
+    if (a.group_offsets != nullptr && a.group_counts != nullptr) {
+      return invalid("group_offsets and group_counts are both set: a grouped GEMM takes one of them");
+    }
+    const std::string name = a.group_offsets != nullptr ? "group_offsets" : "group_counts";
+    if (a.opA != Op::N) return invalid(name + " is set but opA = T: a grouped GEMM takes its rows of A with op N");
     if (a.stride_a != 0 || a.stride_c != 0) {
-      return invalid("group_offsets is set but stride_a = " + to_string(a.stride_a) + ", stride_c = " +
+      return invalid(name + " is set but stride_a = " + to_string(a.stride_a) + ", stride_c = " +
                      to_string(a.stride_c) + ": a grouped GEMM's groups are rows of one A and one C (strides 0)");
     }
-    if (reinterpret_cast<std::uintptr_t>(a.group_offsets) % alignof(int64_t) != 0) {
-      return invalid("group_offsets is not aligned to its 8-byte int64 values");
+    const void* values = a.group_offsets != nullptr ? static_cast<const void*>(a.group_offsets) : a.group_counts;
+    if (reinterpret_cast<std::uintptr_t>(values) % alignof(int64_t) != 0) {
+      return invalid(name + " is not aligned to its 8-byte int64 values");
+    }
+    if (a.group_counts != nullptr && a.batch > 0 && a.m % a.batch != 0) {
+      return invalid("group_counts is set but m = " + to_string(a.m) + " is not a multiple of batch = " +
+                     to_string(a.batch) + ": each group owns m / batch rows");
     }
     if (a.epilogue.any() || a.block_scales.any()) {
-      return invalid("group_offsets with an epilogue or block scales: a grouped GEMM takes neither");
+      return invalid(name + " with an epilogue or block scales: a grouped GEMM takes neither");
     }
     return {};
   }
@@ -265,12 +274,13 @@ Status check_pointers(const GemmArgs& a, int device) {
   // The optional vectors: the FP8 scales (read only when the call multiplies) and the epilogue's.
   const bool scales = multiplies(a);
   const Epilogue& e = a.epilogue;
-  const std::array<std::pair<const void*, const char*>, 9> vectors = {
+  const std::array<std::pair<const void*, const char*>, 10> vectors = {
       {{scales ? a.scale_a : nullptr, "scale_a"},
        {scales ? a.scale_b : nullptr, "scale_b"},
        {scales ? a.block_scales.a : nullptr, "block_scales.a"},
        {scales ? a.block_scales.b : nullptr, "block_scales.b"},
        {a.group_offsets, "group_offsets"},
+       {a.group_counts, "group_counts"},
        {e.bias, "epilogue.bias"},
        {e.row_scale, "epilogue.row_scale"},
        {e.col_scale, "epilogue.col_scale"},
@@ -349,7 +359,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
-  if (a.group_offsets != nullptr && !info.grouped) return kGrouped;
+  if (impl::grouped(a) && !info.grouped) return kGrouped;
   // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
@@ -413,7 +423,7 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   }
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
-                                           "' takes no grouped GEMM (group_offsets); the Hopper cluster kernels do"};
+                                           "' takes no grouped GEMM (group_offsets, group_counts); the Hopper cluster kernels do"};
   }
   if (why == kOpB) {
     return {StatusCode::kNotSupported,
@@ -504,7 +514,7 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
   // A strided batch that e does not run in one launch, or that only scales C: a matrix at a time.
-  if (call.batch > 1 && call.group_offsets == nullptr && !(runs_batch(e, call) && multiplies(call))) {
+  if (call.batch > 1 && !impl::grouped(call) && !(runs_batch(e, call) && multiplies(call))) {
     return launch_each(e, call, d, stream, no_room, allocate, realign);
   }
   GemmArgs a = kernel_call(e, call, d, realign);
@@ -650,7 +660,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
     }
   }
   // A grouped GEMM's estimate: its groups as equal.
-  const int64_t m = a.group_offsets != nullptr ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1) : a.m;
+  const int64_t m = impl::grouped(a) ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1) : a.m;
   *chosen = persistent ? pick_persistent(candidates, m, a.n, a.k, d.sms, batch)
                        : pick_by_blocks(candidates, m, a.n, a.k, d.sms, batch);
   if (*chosen == nullptr) {

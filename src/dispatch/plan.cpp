@@ -244,7 +244,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
     p.launch = e->launch;
   }
 
-  if (a.group_offsets != nullptr) p = lean_plan(p, *e, a, realign);  // whole tiles: the groups fill the GPU
+  if (impl::grouped(a)) p = lean_plan(p, *e, a, realign);  // whole tiles: the groups fill the GPU
   // Operands copied transposed first (a batch in one launch: all its matrices at once).
   switch (e->copies) {
     case Copies::kNone:

@@ -133,26 +133,32 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
     const Shape& shape = call.shape;
     const OpPair& ops = call.ops;
     {
-      const SgemmArgs layout = make_layout(ops, shape, o.alpha, o.beta);
+      // A grouped call: one A and C, a B per group; masked, groups of `capacity` rows (the largest group's),
+      // each computing its first count rows.
+      const bool grouped = o.groups > 0, masked = grouped && o.masked;
+      const std::vector<int64_t> offsets = grouped ? group_offsets(shape.m, o.groups, o.skew) : std::vector<int64_t>{};
+      std::vector<int64_t> counts;
+      for (size_t g = 0; masked && g + 1 < offsets.size(); ++g) counts.push_back(offsets[g + 1] - offsets[g]);
+      const int64_t capacity = masked ? std::max<int64_t>(1, *std::max_element(counts.begin(), counts.end())) : 0;
+      const std::vector<GroupRows> group_rows = masked ? masked_groups(counts, capacity) : offset_groups(offsets);
+      const Shape stored{masked ? o.groups * capacity : shape.m, shape.n, shape.k};  // C's rows, A's
+      const SgemmArgs layout = make_layout(ops, stored, o.alpha, o.beta);
       GemmArgs a = to_gemm(layout);
       a.precision = o.precision;
       a.allow_atomics = o.allow_atomics;
       const DType ab = o.precision.ab, ct = o.precision.c;
       // Operands made on the GPU (host-made ones took seconds a row at the suites' sizes); a batch's
       // matrices one after another.
-      // A grouped call: one A and C, a B per group.
-      const bool grouped = o.groups > 0;
       const int64_t batch = grouped ? 1 : o.batch;
       a.batch = grouped ? o.groups : batch;
       a.stride_a = grouped ? 0 : stored_rows_a(layout) * a.lda;
       a.stride_b = o.share_b ? 0 : stored_rows_b(layout) * a.ldb;
       a.stride_c = grouped ? 0 : shape.m * a.ldc;
-      const std::vector<int64_t> offsets = grouped ? group_offsets(shape.m, o.groups, o.skew) : std::vector<int64_t>{};
-      const DeviceBuffer<int64_t> dOffsets(offsets);
-      if (grouped) a.group_offsets = dOffsets.get();
+      const DeviceBuffer<int64_t> dGroups(masked ? counts : offsets);
+      if (grouped) (masked ? a.group_counts : a.group_offsets) = dGroups.get();
       const size_t count_a = size_t(stored_rows_a(layout) * a.lda * batch),
                    count_b = size_t(stored_rows_b(layout) * a.ldb * (o.share_b ? 1 : a.batch)),
-                   count_c = size_t(shape.m * a.ldc * batch);
+                   count_c = size_t(stored.m * a.ldc * batch);
       DeviceBuffer<uint8_t> dA(count_a * size_of(ab)), dB(count_b * size_of(ab)), dC0(count_c * size_of(ct)),
           dC(dC0.size()), dRef(dC0.size());
       fill_device(dA.get(), ab, count_a, o.seed);
@@ -256,7 +262,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         lt.C = dC.get();
         fused = std::make_unique<CublasLt>(lt);
       } else if (grouped) {
-        grouped_ref = std::make_unique<CublasGrouped>(ref, offsets);
+        grouped_ref = std::make_unique<CublasGrouped>(ref, group_rows);
         reference();
         grouped_ref.reset();
       } else {
@@ -264,11 +270,11 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       }
       check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
-      if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, offsets);
+      if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, group_rows);
       // A grouped call as a loop of tessel calls, a group each (what a caller without grouped GEMMs runs).
       auto tessel_loop = [&] {
-        for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-          const GemmArgs one = group_call(ref, offsets, g);
+        for (size_t g = 0; g < group_rows.size(); ++g) {
+          const GemmArgs one = group_call(ref, group_rows[g], g);
           if (one.m == 0) continue;
           if (Status s = gemm(one); !s.ok()) throw std::runtime_error(s.message());
         }
@@ -301,7 +307,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                       st.ok() ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err) : st.message());
           continue;
         }
-        const Comparison cmp = compare_device(dC.get(), dRef.get(), shape.m * batch, shape.n, a.ldc, ct);
+        const Comparison cmp = compare_device(dC.get(), dRef.get(), stored.m * batch, shape.n, a.ldc, ct);
         row.rel_err = cmp.rel_err;
         row.batch = batch;
         const double tol = tolerance(o.precision, shape.k);
@@ -327,7 +333,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         if (fused && is_fp8(ab) && ltA.size() == 0 && !blocks) {  // cuBLASLt's FP8 result on the same operands, against the same check
           reference();
           check_cuda(cudaDeviceSynchronize(), "reference");
-          row.ref_err = compare_device(dC.get(), dRef.get(), shape.m, shape.n, a.ldc, ct).rel_err;
+          row.ref_err = compare_device(dC.get(), dRef.get(), stored.m, shape.n, a.ldc, ct).rel_err;
         }
         row.tflops = tflops(shape.m * batch, shape.n, shape.k, row.ms.median);
         row.ref_tflops = tflops(shape.m * batch, shape.n, shape.k, row.ref_ms.median);

@@ -40,6 +40,7 @@ struct BenchOptions {
   // (CublasGrouped), and a loop of tessel calls, a group each, is timed beside it (in the note).
   int64_t groups = 0;
   bool skew = false;           // groups of Zipf-like sizes (group g ~ 1 / (g + 1)); else equal
+  bool masked = false;         // as GemmArgs::group_counts: groups of the largest group's rows, each its count
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)

@@ -214,21 +214,35 @@ GemmArgs matrix_call(const GemmArgs& a, int64_t i) {
   return one;
 }
 
-GemmArgs group_call(const GemmArgs& a, const std::vector<int64_t>& offsets, size_t g) {
+std::vector<GroupRows> offset_groups(const std::vector<int64_t>& offsets) {
+  std::vector<GroupRows> groups;
+  for (size_t g = 0; g + 1 < offsets.size(); ++g) groups.push_back({offsets[g], offsets[g + 1] - offsets[g]});
+  return groups;
+}
+
+std::vector<GroupRows> masked_groups(const std::vector<int64_t>& counts, int64_t capacity) {
+  std::vector<GroupRows> groups;
+  for (size_t g = 0; g < counts.size(); ++g) {
+    groups.push_back({int64_t(g) * capacity, std::clamp<int64_t>(counts[g], 0, capacity)});
+  }
+  return groups;
+}
+
+GemmArgs group_call(const GemmArgs& a, const GroupRows& rows, size_t g) {
   GemmArgs one = a;
-  one.batch = 1, one.group_offsets = nullptr, one.stride_b = 0, one.m = offsets[g + 1] - offsets[g];
-  one.A = static_cast<const char*>(a.A) + offsets[g] * a.lda * int64_t(size_of(a.precision.ab));
+  one.batch = 1, one.group_offsets = one.group_counts = nullptr, one.stride_b = 0, one.m = rows.count;
+  one.A = static_cast<const char*>(a.A) + rows.begin * a.lda * int64_t(size_of(a.precision.ab));
   one.B = static_cast<const char*>(a.B) + int64_t(g) * a.stride_b * int64_t(size_of(a.precision.ab));
-  one.C = static_cast<char*>(a.C) + offsets[g] * a.ldc * int64_t(size_of(a.precision.c));
+  one.C = static_cast<char*>(a.C) + rows.begin * a.ldc * int64_t(size_of(a.precision.c));
   return one;
 }
 
-CublasGrouped::CublasGrouped(const GemmArgs& a, const std::vector<int64_t>& offsets) {
+CublasGrouped::CublasGrouped(const GemmArgs& a, const std::vector<GroupRows>& groups) {
   check_cublas(cublasCreate(&handle_), "cublasCreate");
   std::vector<const void*> as, bs;
   std::vector<void*> cs;
-  for (size_t g = 0; g + 1 < offsets.size(); ++g) {
-    const GemmArgs one = group_call(a, offsets, g);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const GemmArgs one = group_call(a, groups[g], g);
     if (one.m == 0) continue;
     // Column-major C^T = op(B)^T op(A)^T, as Cublas::gemm.
     op_a_.push_back(cublas_op(a.opB)), op_b_.push_back(cublas_op(a.opA));

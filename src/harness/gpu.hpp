@@ -113,16 +113,23 @@ class Cublas {
 
 // Matrix i of a strided batch as a call of its own.
 GemmArgs matrix_call(const GemmArgs& batch, int64_t i);
-// Group g of a grouped call (GemmArgs::group_offsets, given on the host as
-// `offsets`) as a call of its own: its rows of A and C, its B.
-GemmArgs group_call(const GemmArgs& grouped, const std::vector<int64_t>& offsets, size_t g);
+// The rows of group g of a grouped call (GemmArgs::group_offsets or
+// group_counts, their values given on the host too): begin .. begin + count
+// - 1 of A and C.
+struct GroupRows {
+  int64_t begin = 0, count = 0;
+};
+std::vector<GroupRows> offset_groups(const std::vector<int64_t>& offsets);
+// group_counts of groups of `capacity` rows, clamped as the kernels clamp them.
+std::vector<GroupRows> masked_groups(const std::vector<int64_t>& counts, int64_t capacity);
+// Group g as a call of its own: its rows of A and C, its B.
+GemmArgs group_call(const GemmArgs& grouped, const GroupRows& rows, size_t g);
 
-// cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) on a grouped call
-// (GemmArgs::group_offsets, its offsets given on the host too): a group of
-// one GEMM per non-empty group of rows, its pointer arrays set up once.
+// cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) on a grouped call:
+// a group of one GEMM per non-empty group of rows, its pointer arrays set up once.
 class CublasGrouped {
  public:
-  CublasGrouped(const GemmArgs& call, const std::vector<int64_t>& offsets);
+  CublasGrouped(const GemmArgs& call, const std::vector<GroupRows>& groups);
   CublasGrouped(const CublasGrouped&) = delete;
   CublasGrouped& operator=(const CublasGrouped&) = delete;
   ~CublasGrouped();

@@ -174,9 +174,11 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   const int64_t groups = int64_t(c.rows.size()), n = c.n, k = c.k;
   const DType ab = c.precision.ab, ct = c.precision.c;
   r.tolerance = tolerance(c.precision, k);
+  const bool masked = c.capacity > 0;
   std::vector<int64_t> offsets{0};
   for (int64_t rows : c.rows) offsets.push_back(offsets.back() + rows);
-  const int64_t m = offsets.back() + c.tail;
+  const std::vector<GroupRows> group_rows = masked ? masked_groups(c.rows, c.capacity) : offset_groups(offsets);
+  const int64_t m = masked ? groups * c.capacity : offsets.back() + c.tail;
   const bool bn = c.opB == Op::N;
   const int64_t rows_b = bn ? k : n, cols_b = bn ? n : k;
   const int64_t lda = in_units(std::max<int64_t>(k, 1), ab), ldb = in_units(std::max<int64_t>(cols_b, 1), ab);
@@ -185,22 +187,27 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   const Batched hA = make_batched(m, k, lda, 0, 1, c.seed * 13 + 1, ab);
   const Batched hB = make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : groups, c.seed * 13 + 2, ab);
   Batched hC = make_batched(m, n, ldc, 0, 1, c.seed * 13 + 3, ct, c.beta == 0.0f);
-  for (int64_t e = offsets.back() * ldc; e < m * ldc; ++e) hC.inside[size_t(e)] = false;  // the tail: no group's
+  std::vector<bool> written(size_t(m), false);  // the rows some group covers: the others must not change
+  for (const GroupRows& rows : group_rows) std::fill_n(written.begin() + rows.begin, rows.count, true);
+  for (int64_t i = 0; i < m; ++i) {
+    if (!written[size_t(i)]) std::fill_n(hC.inside.begin() + i * ldc, ldc, false);
+  }
   const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, ab),
                              bytesC = encode(hC.values, ct);
   DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
   dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
-  const DeviceBuffer<int64_t> dOffsets(offsets);
+  const DeviceBuffer<int64_t> dGroups(masked ? c.rows : offsets);
 
   GemmArgs run;
   run.opA = Op::N, run.opB = c.opB, run.m = m, run.n = n, run.k = k, run.alpha = c.alpha, run.beta = c.beta;
   run.A = dA.get(), run.lda = lda, run.B = dB.get(), run.ldb = ldb, run.C = dC.get(), run.ldc = ldc;
   run.precision = c.precision;
-  run.batch = groups, run.stride_b = stride_b, run.group_offsets = dOffsets.get();
+  run.batch = groups, run.stride_b = stride_b;
+  (masked ? run.group_counts : run.group_offsets) = dGroups.get();
   GemmArgs ref = run;
   ref.C = dRef.get();
   for (size_t g = 0; g < size_t(groups); ++g) {  // the reference, group by group
-    if (c.rows[g] > 0) cublas.gemm(group_call(ref, offsets, g));
+    if (group_rows[g].count > 0) cublas.gemm(group_call(ref, group_rows[g], g));
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
   const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
@@ -219,9 +226,10 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   }
   std::mt19937_64 gen(c.seed);
   for (int64_t g = 0; g < groups; ++g) {
-    const int64_t rows = c.rows[size_t(g)], at0 = offsets[size_t(g)] * ldc;
-    if (rows == 0) continue;
-    const SgemmArgs host{Op::N, c.opB, rows, n, k, c.alpha, hA.values.data() + offsets[size_t(g)] * lda, lda,
+    const GroupRows& rows = group_rows[size_t(g)];
+    const int64_t at0 = rows.begin * ldc;
+    if (rows.count == 0) continue;
+    const SgemmArgs host{Op::N, c.opB, rows.count, n, k, c.alpha, hA.values.data() + rows.begin * lda, lda,
                          hB.matrix(c.share_b ? 0 : g), ldb, c.beta, hC.values.data() + at0, ldc};
     check_matrix(D, R, at0, host, 32, gen, &r);
   }

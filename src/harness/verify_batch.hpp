@@ -33,6 +33,9 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c);
 // and C with these row counts (0 allowed), each with its own B (or one
 // shared), and `tail` rows after the last group that no group covers and
 // that must stay as they are; against cuBLAS group by group and fp64.
+// Masked (GemmArgs::group_counts): groups of `capacity` rows each, `rows`
+// the counts handed to the call (any value: the call clamps them to
+// 0..capacity); the rows past each group's count must stay as they are.
 struct GroupedCase {
   std::string kernel = kAuto;
   Op opB = Op::T;
@@ -42,6 +45,7 @@ struct GroupedCase {
   float alpha = 1.0f, beta = 0.0f;
   uint64_t seed = 1;
   bool share_b = false;
+  int64_t capacity = 0;  // > 0: masked
 };
 VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c);
 

@@ -25,6 +25,9 @@ inline bool fuses_in_kernel(const Epilogue& e) {
   return !e.bias_per_row && e.row_scale == nullptr && e.pre_activation == nullptr;
 }
 
+// Whether a call is a grouped GEMM (GemmArgs::group_offsets or group_counts).
+inline bool grouped(const GemmArgs& a) { return a.group_offsets != nullptr || a.group_counts != nullptr; }
+
 // The units of work of a clustered kernel (steps 14, 15): `cluster`
 // vertically neighbouring row tiles (tile_m x tile_n) of one column.
 struct ClusterUnits {

@@ -280,6 +280,15 @@ TEST(Validation, GroupedGemmsAreChecked) {
   expect_invalid_gemm(a, "group_offsets is not aligned");
   a.group_offsets = reinterpret_cast<const int64_t*>(0x8000), a.epilogue.activation = tessel::Activation::kRelu;
   expect_invalid_gemm(a, "group_offsets with an epilogue or block scales");
+  // Masked: groups of m / batch rows each.
+  a.epilogue = {}, a.group_counts = reinterpret_cast<const int64_t*>(0x9000);
+  expect_invalid_gemm(a, "group_offsets and group_counts are both set");
+  a.group_offsets = nullptr;
+  expect_invalid_gemm(a, "group_counts is set but m = 4 is not a multiple of batch = 3");
+  a.batch = 2, a.opA = Op::T, a.lda = 4;
+  expect_invalid_gemm(a, "group_counts is set but opA = T");
+  a.opA = Op::N, a.lda = 6, a.group_counts = reinterpret_cast<const int64_t*>(0x9002);
+  expect_invalid_gemm(a, "group_counts is not aligned");
 }
 
 }  // namespace

@@ -158,6 +158,31 @@ TEST_F(Grouped, EveryGroupedKernelByNameAndTheOthersRefuse) {
   }
 }
 
+// Masked groups (GemmArgs::group_counts): each group's first count rows of
+// its capacity, counts from 0 to past the capacity (and below 0: clamped);
+// the rows past each count stay as they were.
+TEST_F(Grouped, MaskedGroupsEveryPrecision) {
+  Cublas cublas;
+  const std::vector<std::pair<int64_t, std::vector<int64_t>>> patterns = {
+      {130, {0, 5, 130, 1, -4, 129}}, {64, {64, 64, 64, 64}}, {1000, {999}}, {7, {3, 0, 9}}, {200, {0, 0}},
+      {300, {129, 1, 127, 300, 2, 0, 64, 65}}};
+  uint64_t seed = 700;
+  for (const char* name : {"bf16", "f16", "bf16:f32", "f16:f32", "tf32", "e4m3:bf16"}) {
+    for (Op opB : {Op::T, Op::N}) {
+      for (const auto& [capacity, counts] : patterns) {
+        GroupedCase c;
+        c.opB = opB, c.rows = counts, c.capacity = capacity, c.n = 200, c.k = 136;
+        c.precision = *tessel::parse_precision(name), c.seed = seed++;
+        c.share_b = seed % 4 == 0;
+        if (seed % 2 == 0) c.alpha = -0.75f, c.beta = 1.25f;
+        const VerifyResult r = verify_grouped(cublas, c);
+        EXPECT_TRUE(r.passed) << name << " op B " << (opB == Op::N ? "N" : "T") << " capacity " << capacity
+                              << ", counts " << ::testing::PrintToString(counts) << ": " << r.reason;
+      }
+    }
+  }
+}
+
 // A mixture-of-experts layer's shape: 64 experts, skewed token counts, one launch.
 TEST_F(Grouped, SixtyFourSkewedExperts) {
   Cublas cublas;

@@ -29,13 +29,17 @@ struct KParts {
 
 // A strided batch: `count` matrices of C, each walked as a whole call; A's
 // and B's matrices advance with C's unless that operand is broadcast (a, b
-// false). A grouped GEMM (offsets set): `count` groups of rows of one A and
-// C, group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m), with B's
-// matrix g.
+// false). A grouped GEMM: `count` groups of rows of one A and C, with B's
+// matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
+// or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
+// capacity on.
 struct Batches {
   int count;
   bool a, b;
   const int64_t* offsets = nullptr;
+  const int64_t* counts = nullptr;
+  int64_t capacity = 0;
+  __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
 };
 
 // The walk over a grouped GEMM's work items, one thread's: its items come in
@@ -55,8 +59,13 @@ struct GroupWalk {
     while (w >= first + units) {
       if (++g >= groups.count) return false;
       first += units;
-      row0 = min(max(groups.offsets[g], int64_t(0)), m);
-      row_end = min(max(groups.offsets[g + 1], row0), m);
+      if (groups.counts != nullptr) {
+        row0 = g * groups.capacity;
+        row_end = row0 + min(max(groups.counts[g], int64_t(0)), groups.capacity);
+      } else {
+        row0 = min(max(groups.offsets[g], int64_t(0)), m);
+        row_end = min(max(groups.offsets[g + 1], row0), m);
+      }
       tiles = ClusterTiles<Cfg>(row_end - row0, n);
       units = int(tiles.count());
     }
@@ -83,7 +92,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int rank = int(sm90::cluster_rank());
   const ClusterTiles<Cfg> tiles(parts.m, p.n);
   const int cluster_tiles = int(tiles.count()), per_matrix = cluster_tiles * parts.count;
-  const int items = batches.offsets != nullptr ? INT_MAX : per_matrix * batches.count;  // grouped: until the walk ends
+  const int items = batches.grouped() ? INT_MAX : per_matrix * batches.count;  // grouped: until the walk ends
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its
@@ -92,7 +101,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   ClusterTiles<Cfg> group_tiles = tiles;
   auto item = [&](int w, TileAt& at, int& k0, int& k1) {
     k0 = 0, k1 = slices;
-    if (batches.offsets != nullptr) {  // the group's own tiles, its rows from row0 on
+    if (batches.grouped()) {  // the group's own tiles, its rows from row0 on
       int u = 0;
       if (!walk.find(w, group_tiles, u)) return -1;
       group_tiles.origin(u, rank, at.m0, at.n0);
@@ -116,7 +125,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         TileAt at;
         int k0, k1;
         if (item(w, at, k0, k1) < 0) break;
-        const int matrix = batches.offsets != nullptr ? walk.g : at.matrix;
+        const int matrix = batches.grouped() ? walk.g : at.matrix;
         produce_tile(smem, &map_a, &map_b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
                      batches.b ? matrix : 0);
       }
@@ -157,9 +166,9 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     out.m = plan.splits * plan.part_rows;
   }
   const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                        a.group_offsets};
+                        a.group_offsets, a.group_counts, a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
-  const int64_t items = a.group_offsets != nullptr ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
+  const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
   // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
   // dispatch sends no other call with an epilogue here (never dropped silently).
