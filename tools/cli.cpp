@@ -708,7 +708,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_flag("--skew", bo.options.skew, "--groups: group g's rows ~ 1 / (g + 1) instead of equal");
   bench->add_flag("--masked", bo.options.masked,
                   "--groups: masked (GemmArgs::group_counts): every group has the largest group's rows, and "
-                  "computes its own count of them");
+                  "computes its own count of them (the mean count its expected_group_rows)");
   bench->add_flag("--block-scales", bo.options.block_scales,
                   "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
                   "(the same work, its output column-major)");

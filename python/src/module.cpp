@@ -239,7 +239,7 @@ NB_MODULE(_tessel, m) {
          uintptr_t scale_a, uintptr_t scale_b, std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_a,
          std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b,
          std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> batch, uintptr_t group_offsets,
-         uintptr_t group_counts) {
+         uintptr_t group_counts, int64_t expected_group_rows) {
         const Matrix c = matrix(out, "out");
         tessel::GemmArgs g = make_args(matrix(a, "a"), matrix(b, "b"), c, alpha, beta, precision);
         // out stored column-major is computed as out^T = b^T a^T: the operands, and so their scales, swap.
@@ -254,6 +254,7 @@ NB_MODULE(_tessel, m) {
           if (swapped) throw nb::value_error("a grouped matmul needs a row-major out");
           g.group_offsets = reinterpret_cast<const int64_t*>(group_offsets);
           g.group_counts = reinterpret_cast<const int64_t*>(group_counts);
+          g.expected_group_rows = expected_group_rows;
         }
         if (block_a || block_b) {
           if (!block_a || !block_b) throw nb::value_error("block scales need both block_a and block_b");
@@ -274,6 +275,7 @@ NB_MODULE(_tessel, m) {
       nb::arg("bias") = 0, nb::arg("activation") = "none", nb::arg("pre") = 0, nb::arg("scale_a") = 0,
       nb::arg("scale_b") = 0, nb::arg("block_a").none() = nb::none(), nb::arg("block_b").none() = nb::none(),
       nb::arg("batch").none() = nb::none(), nb::arg("group_offsets") = 0, nb::arg("group_counts") = 0,
+      nb::arg("expected_group_rows") = 0,
       "gemm on operands given as (pointer, rows, cols, row stride, column stride, dtype name), all on CUDA "
       "device `device` (the caller checks that): torch's path, without a DLPack capsule per array. bias: "
       "a pointer to one value per column of out in out's dtype (0: none); activation: none, relu, gelu, "
@@ -285,7 +287,7 @@ NB_MODULE(_tessel, m) {
       "describe (tessel::GemmArgs::batch; stride 0 shares an operand); group_offsets: a pointer to batch + 1 "
       "int64 row offsets of a grouped GEMM (tessel::GemmArgs::group_offsets; 0: none); group_counts: a pointer to "
       "batch int64 row counts of a masked grouped GEMM, a and out holding batch groups of rows "
-      "(tessel::GemmArgs::group_counts; 0: none)");
+      "(tessel::GemmArgs::group_counts; 0: none), expected_group_rows its hint for the tile");
 
   m.def(
       "select_kernel",

@@ -231,8 +231,8 @@ def grouped_matmul(a, b, offsets, *, out=None, precision: str | None = None, ker
     return out
 
 
-def masked_matmul(a, b, counts, *, out=None, precision: str | None = None, kernel: str | None = None,
-                  stream=None, out_dtype=None):
+def masked_matmul(a, b, counts, *, out=None, expected_rows: int = 0, precision: str | None = None,
+                  kernel: str | None = None, stream=None, out_dtype=None):
     """Experts of a fixed capacity in one call: for each group g, the first ``counts[g]`` rows of
     ``a[g]`` (capacity, k) times ``b[g]`` (k, n) into the same rows of ``out[g]`` (capacity, n).
 
@@ -241,7 +241,8 @@ def masked_matmul(a, b, counts, *, out=None, precision: str | None = None, kerne
     strides whose matrices are row- or column-major, ``counts`` an int64 tensor of groups values
     on the GPU, read there (clamped to 0..capacity): no host sync, and the call can be captured
     into a CUDA graph and replayed with new counts. Rows past a group's count are left as they
-    are (uninitialised in an allocated ``out``). Hopper (the cluster kernels).
+    are (uninitialised in an allocated ``out``). ``expected_rows``: how many rows a group is
+    expected to compute, for the choice of tile only (0: the capacity). Hopper (the cluster kernels).
     """
     import torch
 
@@ -268,7 +269,8 @@ def masked_matmul(a, b, counts, *, out=None, precision: str | None = None, kerne
     allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a.flatten(0, 1)), _describe(b[0]), _describe(out.flatten(0, 1)), a.device.index,
                            1.0, 0.0, _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
-                           batch=(groups, 0, b.stride(0), 0), group_counts=counts.data_ptr())
+                           batch=(groups, 0, b.stride(0), 0), group_counts=counts.data_ptr(),
+                           expected_group_rows=expected_rows)
     return out
 
 

@@ -111,6 +111,10 @@ Status validate_batch(const GemmArgs& a) {
     if (reinterpret_cast<std::uintptr_t>(values) % alignof(int64_t) != 0) {
       return invalid(name + " is not aligned to its 8-byte int64 values");
     }
+    if (a.expected_group_rows < 0 || (a.expected_group_rows > 0 && a.group_counts == nullptr)) {
+      return invalid("expected_group_rows = " + to_string(a.expected_group_rows) +
+                     ": a masked grouped GEMM's hint (group_counts set), >= 0");
+    }
     if (a.group_counts != nullptr && a.batch > 0 && a.m % a.batch != 0) {
       return invalid("group_counts is set but m = " + to_string(a.m) + " is not a multiple of batch = " +
                      to_string(a.batch) + ": each group owns m / batch rows");
@@ -659,8 +663,10 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
       if (step_or_before && e->persistent) candidates.push_back(e);
     }
   }
-  // A grouped GEMM's estimate: its groups as equal.
-  const int64_t m = impl::grouped(a) ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1) : a.m;
+  // A grouped GEMM's estimate: its groups as equal (masked: as the expected rows, where given).
+  const int64_t m = a.expected_group_rows > 0 ? a.expected_group_rows
+                    : impl::grouped(a)       ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1)
+                                             : a.m;
   *chosen = persistent ? pick_persistent(candidates, m, a.n, a.k, d.sms, batch)
                        : pick_by_blocks(candidates, m, a.n, a.k, d.sms, batch);
   if (*chosen == nullptr) {

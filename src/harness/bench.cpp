@@ -156,6 +156,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       a.stride_c = grouped ? 0 : shape.m * a.ldc;
       const DeviceBuffer<int64_t> dGroups(masked ? counts : offsets);
       if (grouped) (masked ? a.group_counts : a.group_offsets) = dGroups.get();
+      if (masked) a.expected_group_rows = std::max<int64_t>(1, shape.m / o.groups);  // the mean count
       const size_t count_a = size_t(stored_rows_a(layout) * a.lda * batch),
                    count_b = size_t(stored_rows_b(layout) * a.ldb * (o.share_b ? 1 : a.batch)),
                    count_c = size_t(stored.m * a.ldc * batch);

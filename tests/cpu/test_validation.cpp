@@ -289,6 +289,10 @@ TEST(Validation, GroupedGemmsAreChecked) {
   expect_invalid_gemm(a, "group_counts is set but opA = T");
   a.opA = Op::N, a.lda = 6, a.group_counts = reinterpret_cast<const int64_t*>(0x9002);
   expect_invalid_gemm(a, "group_counts is not aligned");
+  a.group_counts = reinterpret_cast<const int64_t*>(0x9000), a.expected_group_rows = -1;
+  expect_invalid_gemm(a, "expected_group_rows = -1");
+  a.group_counts = nullptr, a.group_offsets = reinterpret_cast<const int64_t*>(0x8000), a.expected_group_rows = 2;
+  expect_invalid_gemm(a, "expected_group_rows = 2: a masked grouped GEMM's hint");
 }
 
 }  // namespace
