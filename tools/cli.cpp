@@ -505,8 +505,10 @@ int cmd_fuzz(const FuzzOptions& f, std::ostream& out, std::ostream& err) {
   out << fmt::format("fuzzing for {} s{} with {} threads, seed {}\n", f.seconds,
                      f.max_cases > 0 ? fmt::format(" or {} cases", f.max_cases) : "", f.threads, f.seed);
   const FuzzReport r = run_fuzz(f, err);
-  out << fmt::format("{} cases: {} passed, {} failed, {} refused by name (graph {}, pending error {}, bad input {})\n",
-                     r.cases, r.passed, r.failed, r.refused, r.graph_cases, r.pending_cases, r.bad_input_cases);
+  out << fmt::format("{} cases: {} passed, {} failed, {} refused by name (graph {}, pending error {}, bad input {}, "
+                     "batch {}, grouped {})\n",
+                     r.cases, r.passed, r.failed, r.refused, r.graph_cases, r.pending_cases, r.bad_input_cases,
+                     r.batch_cases, r.grouped_cases);
   for (const std::string& line : r.failures) out << "  " << line << '\n';
   if (r.cublas_off > 0) {
     out << fmt::format("{} passed cases had cuBLAS off the fp64 reference (tessel matched fp64 on every element):\n",

@@ -18,6 +18,7 @@
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
 #include "harness/verify.hpp"
+#include "harness/verify_batch.hpp"
 
 namespace tessel::harness {
 namespace {
@@ -117,7 +118,9 @@ class Worker {
     for (int64_t i = 0; s_.next(); ++i) {
       const int phase = phases ? int(i % 20) : -1;
       if (phase == 5) graph_case();
+      else if (phase == 7) batch_case();
       else if (phase == 10) pending_error_case();
+      else if (phase == 12) grouped_case();
       else if (phase == 15) bad_input_case();
       else plain_case();
     }
@@ -162,19 +165,83 @@ class Worker {
     return c;
   }
 
+  // A named kernel may refuse a call (kNotSupported) if it writes nothing; auto-dispatch must run it.
+  static bool refusal(const VerifyResult& r, const std::string& kernel) {
+    return !r.passed && kernel != kAuto && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
+  }
+
   void check(const VerifyCase& c, int64_t FuzzReport::*phase = nullptr) {
     std::shared_lock<std::shared_mutex> lock(s_.gate);
     check_held(c, phase);
   }
   void check_held(const VerifyCase& c, int64_t FuzzReport::*phase = nullptr) {
     const VerifyResult r = verify_case(cublas_, c);
-    const bool refused = !r.passed && c.kernel != kAuto && r.status.code() == StatusCode::kNotSupported &&
-                         r.clobbered == 0;
-    s_.record(r.passed, refused, (c.pending_error ? "after a pending error: " : "") + reproducer(c, r.reason), phase,
+    s_.record(r.passed, refusal(r, c.kernel), (c.pending_error ? "after a pending error: " : "") + reproducer(c, r.reason), phase,
               r.cublas_off);
   }
 
   void plain_case() { check(random_case(false)); }
+
+  // A strided batch, its matrices stacked or side by side in C's rows, B
+  // shared or not: every matrix checked, the gaps between them guarded.
+  void batch_case() {
+    std::shared_lock<std::shared_mutex> lock(s_.gate);
+    const VerifyCase v = random_case(false);
+    BatchCase c;
+    c.kernel = v.kernel, c.opA = v.opA, c.opB = v.opB, c.precision = v.precision, c.seed = v.seed;
+    c.alpha = v.alpha, c.beta = v.beta;
+    c.shape = {1 + v.shape.m % 300, 1 + v.shape.n % 300, 1 + v.shape.k % 700};
+    c.batch = 2 + int64_t(gen_() % 7), c.share_b = gen_() % 3 == 0, c.side_by_side = gen_() % 3 == 0;
+    const VerifyResult r = verify_batch(cublas_, c);
+    s_.record(r.passed, refusal(r, c.kernel),
+              fmt::format("batch phase: --kernel {} --dtype {} --sizes {} --ops {} --alpha {:.9g} --beta {:.9g} "
+                          "--seed {}, batch {}{}{}  # {}",
+                          c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}),
+                          c.alpha, c.beta, c.seed, c.batch, c.share_b ? ", B shared" : "",
+                          c.side_by_side ? ", C side by side" : "", r.reason),
+              &FuzzReport::batch_cases);
+  }
+
+  // A grouped GEMM (where a kernel here takes one): groups of rows by
+  // offsets, empty ones and rows in none among them, or masked, with counts
+  // past the capacity and below 0 (clamped); the rows no group writes guarded.
+  void grouped_case() {
+    std::vector<const KernelInfo*> grouped;
+    for (const KernelInfo& k : runnable_) {
+      if (k.grouped) grouped.push_back(&k);
+    }
+    if (grouped.empty()) return plain_case();
+    std::shared_lock<std::shared_mutex> lock(s_.gate);
+    const KernelInfo& taker = *grouped[gen_() % grouped.size()];
+    GroupedCase c;
+    c.precision = taker.precisions[gen_() % taker.precisions.size()];
+    c.kernel = gen_() % 2 ? kAuto : taker.name;
+    c.opB = gen_() % 2 ? Op::T : Op::N;
+    c.n = 1 + pick_dim(gen_) % 400, c.k = 1 + pick_dim(gen_) % 700;
+    c.alpha = pick_scalar(gen_, false), c.beta = pick_scalar(gen_, true), c.seed = gen_() % 1000000;
+    c.share_b = gen_() % 3 == 0;
+    const int groups = 1 + int(gen_() % 9);
+    for (int g = 0; g < groups; ++g) c.rows.push_back(gen_() % 4 == 0 ? 0 : 1 + int64_t(gen_() % 300));
+    if (gen_() % 2) {  // masked
+      c.capacity = 1 + *std::max_element(c.rows.begin(), c.rows.end()) + int64_t(gen_() % 9);
+      if (gen_() % 3 == 0) c.rows[gen_() % c.rows.size()] = c.capacity + 1 + int64_t(gen_() % 5);
+      if (gen_() % 3 == 0) c.rows[gen_() % c.rows.size()] = -1 - int64_t(gen_() % 5);
+    } else {
+      c.tail = gen_() % 2 ? 0 : int64_t(gen_() % 6);
+    }
+    const VerifyResult r = verify_grouped(cublas_, c);
+    std::string rows;
+    for (int64_t x : c.rows) rows += (rows.empty() ? "" : ",") + std::to_string(x);
+    s_.record(r.passed, refusal(r, c.kernel),
+              fmt::format("grouped phase: --kernel {} --dtype {} n {} k {} op B {} --alpha {:.9g} --beta {:.9g} "
+                          "--seed {}, {} {}{}{}  # {}",
+                          c.kernel, to_string(c.precision), c.n, c.k, c.opB == Op::N ? "N" : "T", c.alpha, c.beta,
+                          c.seed, c.capacity > 0 ? "masked, capacity " + std::to_string(c.capacity) + ", counts"
+                                                 : "rows",
+                          rows, c.share_b ? ", B shared" : "", c.tail ? ", tail " + std::to_string(c.tail) : "",
+                          r.reason),
+              &FuzzReport::grouped_cases);
+  }
 
   // An error left pending by the caller is not the call's.
   void pending_error_case() {

@@ -23,6 +23,7 @@ struct FuzzOptions {
 struct FuzzReport {
   int64_t cases = 0, passed = 0, failed = 0, refused = 0;  // refused: kNotSupported by a named kernel
   int64_t graph_cases = 0, pending_cases = 0, bad_input_cases = 0;  // the phases' share of the cases
+  int64_t batch_cases = 0, grouped_cases = 0;  // strided batches; grouped GEMMs, offsets or masked (Hopper)
   int64_t cublas_off = 0;  // passed cases where cuBLAS was off the fp64 reference (tessel checked on every element)
   std::vector<std::string> cublas_off_cases;  // their reproducers (the first 50)
   std::vector<std::string> failures;  // one reproducer line each (the first 50)

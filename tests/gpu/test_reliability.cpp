@@ -399,6 +399,8 @@ TEST_F(Reliability, FuzzShortRun) {
   EXPECT_GT(r.graph_cases, 0);
   EXPECT_GT(r.pending_cases, 0);
   EXPECT_GT(r.bad_input_cases, 0);
+  EXPECT_GT(r.batch_cases, 0);
+  if (hopper()) EXPECT_GT(r.grouped_cases, 0);
   EXPECT_EQ(r.failed, 0) << log.str();
 }
 
