@@ -201,15 +201,14 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     fill_random(hBias, c.seed * 5 + 1);
     round_to(hBias, ct);
   }
-  if (es.col_scale()) {
-    hRow.assign(size_t(m), 1.0f), hCol.resize(size_t(n));
-    if (es.row_scale()) fill_random(hRow, c.seed * 5 + 2);
-    fill_random(hCol, c.seed * 5 + 3);
-    for (float& x : hCol) x = 1.0f + 0.5f * x;
-    if (es.row_scale()) {
-      for (float& x : hRow) x = 1.0f + 0.5f * x;
-    }
-  }
+  auto output_scales = [](std::vector<float>& v, int64_t count, uint64_t seed) {
+    v.resize(size_t(count));
+    fill_random(v, seed);
+    for (float& x : v) x = 1.0f + 0.5f * x;
+  };
+  if (es.col_scale()) output_scales(hCol, n, c.seed * 5 + 3);
+  if (es.row_scale()) output_scales(hRow, m, c.seed * 5 + 2);
+  else if (es.col_scale()) hRow.assign(size_t(m), 1.0f);  // scale_at multiplies by the row's 1
   if (es.pre_activation) {
     hPre.assign(size_t(m * a.ldc + kGuard), from_bits(kGuardBits));
     for (int64_t i = 0; i < m; ++i) std::fill_n(hPre.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
