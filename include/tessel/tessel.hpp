@@ -214,15 +214,14 @@ struct GemmArgs {
   // memory, read on the stream (values outside 0..m are clamped): the counts
   // need no host sync and a call can be captured into a CUDA graph. Groups
   // need no padding to a tile. stride_a and stride_c stay 0. (With k = 0 or
-  // alpha = 0 all m rows of C are scaled by beta, in groups or not.)
+  // alpha = 0 the groups' rows of C are scaled by beta.)
   const int64_t* group_offsets = nullptr;
   // A masked grouped GEMM (decode through experts of a fixed capacity):
   // with group_counts set instead, `batch` groups each own capacity = m /
   // batch consecutive rows of A and C (m a multiple of batch), and group g
   // multiplies its first group_counts[g] rows (batch values in device
   // memory, clamped to 0..capacity) by the g-th B; its other rows of C are
-  // not written (but for k = 0 or alpha = 0, as group_offsets). Otherwise as
-  // group_offsets. expected_group_rows: how many rows a group is expected to
+  // not written. Otherwise as group_offsets. expected_group_rows: how many rows a group is expected to
   // compute, for the choice of tile only (0: the capacity); the counts decide
   // what is computed, whatever it says.
   const int64_t* group_counts = nullptr;

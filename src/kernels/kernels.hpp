@@ -112,10 +112,20 @@ constexpr int64_t small_mma_columns(int k_groups) { return int64_t(kSmallMmaWarp
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
+// The rows of C a grouped GEMM writes (GemmArgs::group_offsets, non-decreasing:
+// rows offsets[0] .. offsets[groups] - 1, clamped to 0..m; or group_counts:
+// row i if i % capacity < counts[i / capacity], clamped); neither: every row.
+struct GroupedRows {
+  const int64_t* offsets = nullptr;
+  const int64_t* counts = nullptr;
+  int64_t groups = 0, capacity = 0;
+};
+
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
-// without reading C). The dispatcher's path for k == 0 or alpha == 0.
+// without reading C), over a grouped GEMM's rows only. The dispatcher's path
+// for k == 0 or alpha == 0.
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,
-                         DType c_type = DType::kF32);
+                         DType c_type = DType::kF32, GroupedRows rows = {});
 // C = (sum of `count` m x n FP32 parts, part z at parts + z * part_stride
 // with leading dimension ldp) + beta * C, summed in part order and rounded
 // once to c_type (beta == 0 does not read C). Split-k's parts end with it.
