@@ -221,9 +221,9 @@ struct GemmArgs {
   // batch consecutive rows of A and C (m a multiple of batch), and group g
   // multiplies its first group_counts[g] rows (batch values in device
   // memory, clamped to 0..capacity) by the g-th B; its other rows of C are
-  // not written. Otherwise as group_offsets. expected_group_rows: how many rows a group is expected to
-  // compute, for the choice of tile only (0: the capacity); the counts decide
-  // what is computed, whatever it says.
+  // not written. Otherwise as group_offsets. expected_group_rows: how many
+  // rows a group is expected to compute, for the choice of tile only (0: the
+  // capacity); the counts decide what is computed, whatever it says.
   const int64_t* group_counts = nullptr;
   int64_t expected_group_rows = 0;
 };

@@ -20,8 +20,6 @@ struct alignas(kColumns * sizeof(T)) Four {
   T v[kColumns];
 };
 
-// C[i][j..j+3] = beta * C[i][j..j+3]: one access where all four are inside
-// the row and their address allows, else element by element.
 // Whether a grouped GEMM writes row i of its m rows (GroupedRows).
 __device__ bool written(const GroupedRows& g, int64_t i, int64_t m) {
   if (g.counts != nullptr) return i % g.capacity < min(max(g.counts[i / g.capacity], int64_t(0)), g.capacity);
@@ -31,6 +29,8 @@ __device__ bool written(const GroupedRows& g, int64_t i, int64_t m) {
   return true;
 }
 
+// C[i][j..j+3] = beta * C[i][j..j+3]: one access where all four are inside
+// the row and their address allows, else element by element.
 template <class T>
 __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc, GroupedRows rows) {
   const int64_t j = kColumns * (int64_t(blockIdx.x) * blockDim.x + threadIdx.x);
