@@ -96,9 +96,8 @@ constexpr int64_t kTensorPartsSumCost = 512;
 // columns' blocks times the parts k is split into.
 constexpr int64_t kSmallMBlocksPerSm = 4;
 // Step 16 on tensor cores: k is split across blocks only where they would fill
-// less than 3/4 of kSmallMmaBlocksPerSm an SM; a block's warps split k while each
-// keeps at least kSmallMmaMinRounds rounds of loads.
-constexpr int64_t kSmallMmaBlocksPerSm = 2;
+// less than 3/4 of kSmallMmaBlocksPerSm (kernels.hpp) an SM; a block's warps
+// split k while each keeps at least kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;
 
 // ---- step 08: split-k -------------------------------------------------------

@@ -326,7 +326,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kOpB = -8, kBlockScales = -9, kGrouped = -10, kAlignment = 0 };
+              kRows = -7, kBlockScales = -8, kGrouped = -9, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -371,7 +371,6 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   for (int i = 0; i < 3; ++i) {
     if (ops[i].misaligned() && !copied[i]) return kAlignment + i;
   }
-  if (info.b_op_t_only && a.opB != Op::T) return kOpB;
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
       if (std::max(o.ld, o.stride) > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
@@ -428,10 +427,6 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no grouped GEMM (group_offsets, group_counts); the Hopper cluster kernels do"};
-  }
-  if (why == kOpB) {
-    return {StatusCode::kNotSupported,
-            "tessel: kernel '" + info.name + "' takes B with op T only (B stored n x k), not opB = N"};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,

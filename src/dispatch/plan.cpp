@@ -115,12 +115,12 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
   int64_t columns = 0, target = impl::kSmallMBlocksPerSm * sms;
-  if (e.info.b_op_t_only) {
-    const int64_t steps = ceil_div(a.k, int64_t(32));
-    const int unroll = impl::small_mma_unroll(a.m);
+  if (e.small_m_mma) {
+    const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB)));
+    const int unroll = impl::small_mma_unroll(a.m, a.opB);
     p.k_groups = impl::kSmallMmaWarps;
     while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-    columns = impl::small_mma_columns(p.k_groups);
+    columns = impl::small_mma_columns(p.k_groups, a.opB);
     target = impl::kSmallMmaBlocksPerSm * sms;
     if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
   } else {

@@ -169,17 +169,17 @@ KernelEntry small_m(const char* name, const char* summary) {
   return e;
 }
 
-// Step 16 on tensor cores for one 16-bit input type: m <= kSmallMMaxM, B with op T, any alignment.
+// Step 16 on tensor cores for one 16-bit input type: m <= kSmallMMaxM, any op, any alignment.
 template <DType AB>
 KernelEntry small_m_mma(const char* name, const char* summary) {
   KernelInfo info{name, 16, summary, tensor_precisions(AB), kSm80, 1, 1,
-                  "m <= 16; B with op T; any alignment (16-byte loads where A's and B's rows are in 16-byte units)",
+                  "m <= 16; any op; any alignment (16-byte loads where A's and B's rows are in 16-byte units)",
                   impl::kSmallMMaxM, 16};
   info.max_m = impl::kSmallMMaxM;
-  info.b_op_t_only = true;
   info.split_k = true;
   KernelEntry e{info, impl::launch_small_m_mma<AB>};
   e.k_slice = impl::kSmallMmaSliceK;
+  e.small_m_mma = true;
   return e;
 }
 
