@@ -95,10 +95,11 @@ constexpr int64_t kTensorPartsSumCost = 512;
 // Blocks an SM should hold so that enough of B's loads are in flight: the
 // columns' blocks times the parts k is split into.
 constexpr int64_t kSmallMBlocksPerSm = 4;
-// Step 16 on tensor cores: k is split across blocks only where they would fill
-// less than 3/4 of kSmallMmaBlocksPerSm (kernels.hpp) an SM; a block's warps
-// split k while each keeps at least kSmallMmaMinRounds rounds of loads.
+// Step 16 on tensor cores: a block's warps split k while each keeps at least
+// kSmallMmaMinRounds rounds of loads; a part of k split across blocks costs
+// its sums, written and read once more, as this much depth per row of C.
 constexpr int64_t kSmallMmaMinRounds = 2;
+constexpr int64_t kSmallMmaPartDepth = 4;
 
 // ---- step 08: split-k -------------------------------------------------------
 

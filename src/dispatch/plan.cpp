@@ -107,28 +107,46 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   take_parts(p, k, depth, m, n);
 }
 
-// Step 16: k split into whole staged chunks until the columns' blocks times
-// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
-// fewer where they would not fit kMaxPartsBytes). On tensor cores: first
-// k among a block's warps (k_groups), then across blocks where they are few.
-LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
+// Step 16 on tensor cores: k first among a block's warps (k_groups), then
+// across blocks into the parts count with the least estimated time (the
+// busiest SM's blocks times their depth, a part's sums as kSmallMmaPartDepth
+// more per row of C) where it beats k whole by a tenth; summed in the kernel.
+LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
-  int64_t columns = 0, target = impl::kSmallMBlocksPerSm * sms;
-  if (e.small_m_mma) {
-    const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB)));
-    const int unroll = impl::small_mma_unroll(a.m, a.opB);
-    p.k_groups = impl::kSmallMmaWarps;
-    while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-    columns = impl::small_mma_columns(p.k_groups, a.opB);
-    target = impl::kSmallMmaBlocksPerSm * sms;
-    if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
-  } else {
-    const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
-    columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
+  const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB)));
+  const int unroll = impl::small_mma_unroll(a.m, a.opB);
+  p.k_groups = impl::kSmallMmaWarps;
+  while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
+  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB));
+  const int64_t most = std::min({impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
+  auto time = [&](int64_t depth) {
+    const int64_t parts = ceil_div(a.k, depth);
+    return impl::busiest_sm_blocks(blocks * parts, sms, 1) * (depth + (parts > 1 ? impl::kSmallMmaPartDepth * a.m : 0));
+  };
+  int64_t best = a.k;
+  for (int64_t s = 2; s <= most; ++s) {
+    const int64_t depth = impl::split_depth(a.k, s, e.k_slice);
+    if (best == a.k || time(depth) < time(best)) best = depth;
   }
+  if (best < a.k && 10 * time(best) < 9 * time(a.k)) {
+    take_parts(&p, a.k, best, a.m, a.n);
+    p.arrival_flags = blocks;
+  }
+  return p;
+}
+
+// Step 16: k split into whole staged chunks until the columns' blocks times
+// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
+// fewer where they would not fit kMaxPartsBytes).
+LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
+  if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
+  LaunchPlan p;
+  p.k_per_split = a.k;
+  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
+  const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
   const int64_t blocks = ceil_div(a.n, columns);
-  int64_t splits = std::min(ceil_div(target, blocks), impl::kMaxSplits);
+  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
   splits = std::min(splits, parts_that_fit(a.m, a.n));
   if (splits <= 1) return p;

@@ -194,6 +194,44 @@ TEST_P(SmallMTest, DecodeShapes) {
   EXPECT_EQ(refused.clobbered, 0);
 }
 
+// Step 16's parts of k, summed by the last part of each column block to
+// arrive: the same bits on every call, on tessel's own buffers and on a
+// caller's workspace full of garbage (its arrival counts zeroed first), and
+// each call leaves the counts at zero for the next.
+class SmallMSplitTest : public GpuTest {};
+
+TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
+  for (Op op_b : {Op::N, Op::T}) {
+    tessel::GemmArgs a;
+    a.opA = Op::N, a.opB = op_b, a.m = 5, a.n = op_b == Op::N ? 4096 : 576, a.k = op_b == Op::N ? 4096 : 7168;
+    a.lda = a.k, a.ldc = a.n;
+    a.ldb = op_b == Op::N ? a.n : a.k;
+    a.precision = *tessel::parse_precision("bf16");
+    std::vector<uint16_t> host(size_t(a.n) * a.k);
+    uint32_t x = 12345;
+    for (uint16_t& v : host) x = x * 1664525u + 1013904223u, v = uint16_t(0x3f80 | (x >> 25) | (x >> 16 & 0x8000));
+    DeviceBuffer<uint16_t> A(std::vector<uint16_t>(host.begin(), host.begin() + a.m * a.k)), B(host), C(a.m * a.n);
+    a.A = A.get(), a.B = B.get(), a.C = C.get();
+    const std::string name = "gemv_mma_bf16_16x16_any";
+    size_t need = 0;
+    ASSERT_TRUE(tessel::workspace_size(name, a, &need).ok());
+    ASSERT_GT(need, 0u) << "a decode call this narrow splits k across blocks";
+    ASSERT_TRUE(tessel::run_kernel(name, a).ok());
+    const std::vector<uint16_t> first = C.download();
+    DeviceBuffer<uint8_t> ws(need);
+    for (int call = 0; call < 6; ++call) {
+      tessel::GemmArgs b = a;
+      if (call % 2) {
+        ASSERT_EQ(cudaMemset(ws.get(), 0x5a, need), cudaSuccess);
+        b.workspace = ws.get(), b.workspace_bytes = need;
+      }
+      ASSERT_EQ(cudaMemset(C.get(), 0xff, C.size() * sizeof(uint16_t)), cudaSuccess);
+      ASSERT_TRUE(tessel::run_kernel(name, b).ok());
+      EXPECT_EQ(C.download(), first) << "op B " << (op_b == Op::N ? "N" : "T") << ", call " << call;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
                          ::testing::Values("gemv_16x32@f32", "gemv_16x32@tf32", "gemv_f16_16x32@f16",
                                            "gemv_f16_16x32@f16:f32", "gemv_bf16_16x32@bf16",

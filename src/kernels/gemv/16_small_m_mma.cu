@@ -15,7 +15,9 @@
 //  - a block's warps split k into k_groups interleaved runs of steps (the plan's
 //    choice: deep k, all of them; shallow k, fewer and more columns a block),
 //    small_mma_unroll steps' loads in flight, summed in shared memory in warp
-//    order; k is split across blocks as in step 16 where blocks are few.
+//    order; k is split across blocks where blocks are few: each part stores its
+//    FP32 sums, and the last part of a column block to arrive adds them all in
+//    part order into C (one launch, the same sum whichever part comes last).
 // Any alignment (element-wise loads where rows are not in 16-byte units).
 #include "device/common.cuh"
 #include "device/mma.cuh"
@@ -143,11 +145,37 @@ struct Stream {
   }
 };
 
+// Split-k's parts (gridDim.y of them, part z at parts + z * stride, leading
+// dimension ld) and the call's own C (alpha in the parts), summed by the last
+// part of each column block to raise flags[blockIdx.x]; no flags: no parts.
+template <class T>
+struct PartSum {
+  device::TcParams<T> c;
+  const float* parts;
+  int64_t stride, ld;
+  int* flags;
+};
+
+// Whether this block is the last of its column block's parts to arrive (its
+// own stores made visible first); the last one resets the count.
+__device__ bool last_to_arrive(int* flag) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    last = atomicAdd(flag, 1) == int(gridDim.y) - 1;
+    if (last) *flag = 0;
+  }
+  __syncthreads();
+  __threadfence();
+  return last;
+}
+
 // Warp w takes k-steps w % k_groups, + k_groups, ... of its block's columns
 // (small_mma_columns: kWarps / k_groups column groups of one warp's columns).
 template <class T, int Tiles, Op OpB>
 __global__ void __launch_bounds__(kWarps * 32, kSmallMmaBlocksPerSm)
-    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec) {
+    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, PartSum<T> sum) {
   using S = Stream<T, Tiles, OpB>;
   constexpr int kWarpColumns = small_mma_columns(kWarps, OpB);
   __shared__ float sums[kWarps][Tiles][4][32];
@@ -184,6 +212,15 @@ __global__ void __launch_bounds__(kWarps * 32, kSmallMmaBlocksPerSm)
       if (i < p.m && c < p.n) device::store_one(p, i, c, v);
     }
   }
+  if (sum.flags == nullptr || !last_to_arrive(sum.flags + blockIdx.x)) return;
+  const int64_t columns = column_groups * kWarpColumns;
+  for (int64_t idx = threadIdx.x; idx < p.m * columns; idx += kWarps * 32) {
+    const int64_t i = idx / columns, c = block_n0 + idx % columns;
+    if (c >= p.n) continue;
+    float v = 0.0f;
+    for (unsigned z = 0; z < gridDim.y; ++z) v += __ldcg(sum.parts + z * sum.stride + i * sum.ld + c);
+    device::store_one(sum.c, i, c, v);
+  }
 }
 
 }  // namespace
@@ -195,15 +232,22 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   const bool a_t = a.opA == Op::T;
   // 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole slices).
   const bool vec = in_16_byte_units(a.A, a.lda, sizeof(T)) && in_16_byte_units(a.B, a.ldb, sizeof(T));
-  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
-    const device::TcParams<T> p = device::tc_params<T>(out);
-    const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB))), parts);
-    const auto go = [&](auto kernel) {
-      return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec);
-    };
-    if (a.opB == Op::T) return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::T>) : go(small_m_mma_kernel<T, 2, Op::T>);
-    return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::N>) : go(small_m_mma_kernel<T, 2, Op::N>);
-  });
+  GemmArgs out;
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  const KPart part{plan.k_per_split, plan.part_rows * out.ldc};
+  PartSum<T> sum{device::tc_params<T>(a), static_cast<const float*>(out.C), part.stride, out.ldc, nullptr};
+  sum.c.alpha = 1.0f;
+  if (plan.splits > 1) {
+    if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
+  }
+  const device::TcParams<T> p = device::tc_params<T>(out);
+  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB))),
+                  unsigned(plan.splits > 1 ? plan.splits : 1));
+  const auto go = [&](auto kernel) {
+    return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec, sum);
+  };
+  if (a.opB == Op::T) return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::T>) : go(small_m_mma_kernel<T, 2, Op::T>);
+  return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::N>) : go(small_m_mma_kernel<T, 2, Op::N>);
 }
 
 template cudaError_t launch_small_m_mma<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
