@@ -96,10 +96,8 @@ constexpr int64_t kTensorPartsSumCost = 512;
 // columns' blocks times the parts k is split into.
 constexpr int64_t kSmallMBlocksPerSm = 4;
 // Step 16 on tensor cores: a block's warps split k while each keeps at least
-// kSmallMmaMinRounds rounds of loads; a part of k split across blocks costs
-// its sums, written and read once more, as this much depth per row of C.
+// kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;
-constexpr int64_t kSmallMmaPartDepth = 4;
 
 // ---- step 08: split-k -------------------------------------------------------
 

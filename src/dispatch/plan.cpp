@@ -108,9 +108,10 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
 }
 
 // Step 16 on tensor cores: k first among a block's warps (k_groups), then
-// across blocks into the parts count with the least estimated time (the
-// busiest SM's blocks times their depth, a part's sums as kSmallMmaPartDepth
-// more per row of C) where it beats k whole by a tenth; summed in the kernel.
+// across blocks where the blocks would fill less than 3/4 of
+// kSmallMmaBlocksPerSm an SM: into as many parts as fill them without a
+// partial last round (measured: shorter blocks cost more than the round
+// saves); the parts are summed in the kernel.
 LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
@@ -119,18 +120,13 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   p.k_groups = impl::kSmallMmaWarps;
   while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
   const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB));
-  const int64_t most = std::min({impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
-  auto time = [&](int64_t depth) {
-    const int64_t parts = ceil_div(a.k, depth);
-    return impl::busiest_sm_blocks(blocks * parts, sms, 1) * (depth + (parts > 1 ? impl::kSmallMmaPartDepth * a.m : 0));
-  };
-  int64_t best = a.k;
-  for (int64_t s = 2; s <= most; ++s) {
-    const int64_t depth = impl::split_depth(a.k, s, e.k_slice);
-    if (best == a.k || time(depth) < time(best)) best = depth;
-  }
-  if (best < a.k && 10 * time(best) < 9 * time(a.k)) {
-    take_parts(&p, a.k, best, a.m, a.n);
+  const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
+  if (4 * blocks >= 3 * slots) return p;
+  const int64_t splits = std::min({slots / blocks, impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
+  if (splits <= 1) return p;
+  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
+  if (ceil_div(a.k, depth) > 1) {
+    take_parts(&p, a.k, depth, a.m, a.n);
     p.arrival_flags = blocks;
   }
   return p;
