@@ -119,7 +119,7 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   const int unroll = impl::small_mma_unroll(a.m, a.opB);
   p.k_groups = impl::kSmallMmaWarps;
   while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB));
+  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m));
   const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
   if (4 * blocks >= 3 * slots) return p;
   const int64_t splits = std::min({slots / blocks, impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});

@@ -521,7 +521,7 @@ TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
   EXPECT_EQ(input_gradient.k_groups, 8);
   EXPECT_GT(input_gradient.splits, 1);
   EXPECT_EQ(input_gradient.k_per_split % impl::kSmallMmaSliceK, 0);
-  const impl::LaunchPlan wide_n = plan(16, 28672, 8192, Op::N);  // 224 blocks of 128 columns: k whole
+  const impl::LaunchPlan wide_n = plan(16, 28672, 8192, Op::N);  // 448 blocks of 64 columns: k whole
   EXPECT_EQ(wide_n.k_groups, 8);
   EXPECT_EQ(wide_n.splits, 1);
 }

@@ -9,9 +9,10 @@
 //  - B stored n x k (op T, the nn.Linear weight): a lane loads B rows g and g + 8
 //    and A row g at k0 + 8q .. k0 + 8q + 7 (lane = 4g + q): two mma's worth;
 //  - B stored k x n (op N, the input gradient's weight): a lane loads B rows
-//    k0 + 4q .. k0 + 4q + 3 at columns 8g .. 8g + 7 and 64 + 8g .. 64 + 8g + 7 and
-//    pairs them along k with byte permutes: eight mma's (128 columns) of 16-deep k,
-//    column 8g + j (and 64 + 8g + j) the mma row g (g + 8) of the j-th;
+//    k0 + 4q .. k0 + 4q + 3 at columns Vg .. Vg + V - 1 and 8V + Vg .. 8V + Vg + V - 1
+//    (V = small_mma_run(m): 8, or 4 at m > 8) and pairs them along k with byte
+//    permutes: V mma's (16 V columns) of 16-deep k, column Vg + j (and
+//    8V + Vg + j) the mma row g (g + 8) of the j-th;
 //  - a block's warps split k into k_groups interleaved runs of steps (the plan's
 //    choice: deep k, all of them; shallow k, fewer and more columns a block),
 //    small_mma_unroll steps' loads in flight, summed in shared memory in warp
@@ -58,8 +59,9 @@ __device__ __forceinline__ Pack<N> load_strided(const T* p, int64_t ld, int64_t 
   return out;
 }
 
-// Value j of x and of y (rows k and k + 1 of eight columns) as one k-pair.
-__device__ __forceinline__ uint32_t pair(const uint4& x, const uint4& y, int j) {
+// Value j of x and of y (rows k and k + 1 of a run of columns) as one k-pair.
+template <class P>
+__device__ __forceinline__ uint32_t pair(const P& x, const P& y, int j) {
   const uint32_t* xs = reinterpret_cast<const uint32_t*>(&x);
   const uint32_t* ys = reinterpret_cast<const uint32_t*>(&y);
   return __byte_perm(xs[j / 2], ys[j / 2], j % 2 ? 0x7632 : 0x5410);
@@ -70,13 +72,14 @@ __device__ __forceinline__ uint32_t pair(const uint4& x, const uint4& y, int j) 
 template <class T, int Tiles, Op OpB>
 struct Stream {
   static constexpr int kStepK = small_mma_step_k(OpB);
-  static constexpr int kSets = OpB == Op::T ? 1 : 8;        // mma's of 16 columns per step
-  static constexpr int kBLoads = OpB == Op::T ? 2 : 8;      // 16-byte loads of B per lane per step
+  static constexpr int kRun = OpB == Op::T ? 8 : small_mma_run(8 * Tiles);  // values of B a load
+  static constexpr int kSets = OpB == Op::T ? 1 : kRun;     // mma's of 16 columns per step
+  static constexpr int kBLoads = OpB == Op::T ? 2 : 8;      // loads of B per lane per step
   static constexpr int kAValues = OpB == Op::T ? 8 : 4;     // of A's row per lane per step
   static constexpr int kUnroll = small_mma_unroll(8 * Tiles, OpB);
-  static constexpr int64_t kWarpColumnsN = small_mma_columns(kSmallMmaWarps, Op::N);
+  static constexpr int64_t kWarpColumns = small_mma_columns(kSmallMmaWarps, OpB, 8 * Tiles);
 
-  uint4 b[kUnroll][kBLoads];
+  Pack<kRun> b[kUnroll][kBLoads];
   Pack<kAValues> a[kUnroll][Tiles];
 
   __device__ __forceinline__ void load_round(const device::TcParams<T>& p, int64_t s0, int k_groups, int64_t n0,
@@ -89,21 +92,23 @@ struct Stream {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int64_t row = n0 + 8 * h + g;
-          b[u][h] = row < p.n ? load<8>(p.B + row * p.ldb + k0, valid, vec) : uint4{};
+          b[u][h] = row < p.n ? load<8>(p.B + row * p.ldb + k0, valid, vec) : Pack<kRun>{};
         }
-      } else if (vec && valid >= 4 && n0 + kWarpColumnsN <= p.n) {  // the warp's loads all whole: no branches
+      } else if (vec && valid >= 4 && n0 + kWarpColumns <= p.n) {  // the warp's loads all whole: no branches
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
+          const T* at = p.B + k0 * p.ldb + n0 + 8 * kRun * h + kRun * g;
 #pragma unroll
-          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const uint4*>(p.B + (k0 + r) * p.ldb + n0 + 64 * h + 8 * g));
+          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const Pack<kRun>*>(at + r * p.ldb));
         }
       } else {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const int64_t col = n0 + 64 * h + 8 * g;
+          const int64_t col = n0 + 8 * kRun * h + kRun * g;
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            b[u][4 * h + r] = r < valid && col < p.n ? load<8>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : uint4{};
+            b[u][4 * h + r] =
+                r < valid && col < p.n ? load<kRun>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : Pack<kRun>{};
           }
         }
       }
@@ -131,8 +136,8 @@ struct Stream {
         }
       } else {
         // Rows 4q, 4q + 1 as the k-pair 2q; rows 4q + 2, 4q + 3 as 2q + 8.
-        const uint4* lo = b[u];
-        const uint4* hi = b[u] + 4;
+        const Pack<kRun>* lo = b[u];
+        const Pack<kRun>* hi = b[u] + 4;
 #pragma unroll
         for (int j = 0; j < kSets; ++j) {
           const uint32_t frag[4] = {pair(lo[0], lo[1], j), pair(hi[0], hi[1], j), pair(lo[2], lo[3], j),
@@ -177,7 +182,7 @@ template <class T, int Tiles, Op OpB>
 __global__ void __launch_bounds__(kWarps * 32, kSmallMmaBlocksPerSm)
     small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, PartSum<T> sum) {
   using S = Stream<T, Tiles, OpB>;
-  constexpr int kWarpColumns = small_mma_columns(kWarps, OpB);
+  constexpr int kWarpColumns = S::kWarpColumns;
   __shared__ float sums[kWarps][Tiles][4][32];
   device::take_part(p, part, a_t, OpB == Op::T);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -208,7 +213,8 @@ __global__ void __launch_bounds__(kWarps * 32, kSmallMmaBlocksPerSm)
       for (int w = cg * k_groups; w < (cg + 1) * k_groups; ++w) v += sums[w][t][r][l];
       const int row = l / 4 + 8 * (r / 2);  // of the mma: C's column, as the loads laid them out
       const int64_t i = 8 * t + 2 * (l % 4) + r % 2;
-      const int64_t c = block_n0 + cg * kWarpColumns + (OpB == Op::T ? row : 64 * (row / 8) + 8 * (row % 8) + j);
+      const int64_t c =
+          block_n0 + cg * kWarpColumns + (OpB == Op::T ? row : 8 * S::kRun * (row / 8) + S::kRun * (row % 8) + j);
       if (i < p.m && c < p.n) device::store_one(p, i, c, v);
     }
   }
@@ -241,7 +247,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
     if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
   }
   const device::TcParams<T> p = device::tc_params<T>(out);
-  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB))),
+  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB, a.m))),
                   unsigned(plan.splits > 1 ? plan.splits : 1));
   const auto go = [&](auto kernel) {
     return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec, sum);
