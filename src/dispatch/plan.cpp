@@ -195,6 +195,12 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   return p;
 }
 
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
+  if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
+  if (!e.small_m_mma || a.opB == Op::T) return true;
+  return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
+}
+
 bool runs_batch(const KernelEntry& e, const GemmArgs& a) {
   return a.batch > 1 && e.info.batched && !a.epilogue.any() && a.batch < kMaxTmaExtent;  // a TMA coordinate
 }

@@ -106,7 +106,9 @@ cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStr
 // LaunchPlan::k_groups of a block's warps (the others take more columns) and,
 // where blocks are few, across blocks in parts of whole kSmallMmaSliceK.
 constexpr int kSmallMmaWarps = 8;
-constexpr int kSmallMmaBlocksPerSm = 2;  // compiled to fit; the plan fills them
+constexpr int kSmallMmaBlocksPerSm = 2;  // the plan fills this many an SM
+// Blocks an SM holds (compiled to fit): B with op T at m <= 8 keeps 64 registers for 4.
+constexpr int small_mma_resident(int64_t m, Op op_b) { return op_b == Op::T && m <= 8 ? 4 : kSmallMmaBlocksPerSm; }
 constexpr int kSmallMmaSliceK = 256;
 constexpr int small_mma_step_k(Op op_b) { return op_b == Op::T ? 32 : 16; }
 constexpr int small_mma_unroll(int64_t m, Op op_b) { return op_b == Op::N ? (m <= 8 ? 1 : 2) : m <= 8 ? 2 : 4; }

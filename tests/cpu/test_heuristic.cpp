@@ -591,3 +591,27 @@ TEST(Heuristic, Fp8TilesFollowTheMeasuredSquares) {
 }
 
 }  // namespace
+
+namespace {
+
+// Auto-dispatch takes step 16 with B op N (stored k x n) only for few rows, deep k and wide n;
+// with op T at any m <= 16.
+TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
+  ASSERT_NE(e, nullptr);
+  auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
+    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
+    return auto_candidate(*e, a);
+  };
+  EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
+  EXPECT_TRUE(candidate(8, 28672, 8192, Op::N));
+  EXPECT_FALSE(candidate(16, 4096, 4096, Op::N));  // the tiles won at m = 16
+  EXPECT_FALSE(candidate(1, 7168, 2048, Op::N));   // shallow k
+  EXPECT_FALSE(candidate(8, 8, 32768, Op::N));     // narrow n
+  EXPECT_TRUE(candidate(16, 7168, 2048, Op::T));
+  EXPECT_TRUE(candidate(1, 8, 32768, Op::T));
+}
+
+}  // namespace

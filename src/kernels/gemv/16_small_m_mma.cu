@@ -179,7 +179,7 @@ __device__ bool last_to_arrive(int* flag) {
 // Warp w takes k-steps w % k_groups, + k_groups, ... of its block's columns
 // (small_mma_columns: kWarps / k_groups column groups of one warp's columns).
 template <class T, int Tiles, Op OpB>
-__global__ void __launch_bounds__(kWarps * 32, kSmallMmaBlocksPerSm)
+__global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB))
     small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, PartSum<T> sum) {
   using S = Stream<T, Tiles, OpB>;
   constexpr int kWarpColumns = S::kWarpColumns;
