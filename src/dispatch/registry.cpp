@@ -291,8 +291,8 @@ const std::vector<KernelEntry>& registry() {
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
       small_m<DType::kBF16>("gemv_bf16_16x32", "step 16 for bf16 inputs"),
       small_m_mma<DType::kF16>("gemv_mma_f16_16x16_any",
-                               "step 16 on tensor cores: B (op T) from global memory straight into mma.sync "
-                               "fragments, k split across warps; m <= 16"),
+                               "step 16 on tensor cores: B from global memory straight into mma.sync fragments "
+                               "(op N paired along k by byte permutes), k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
       cluster<Fp8Cluster128x128, DType::kE4M3>(
           "wgmma_cluster_e4m3_128x128", 17,
