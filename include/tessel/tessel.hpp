@@ -214,17 +214,16 @@ struct GemmArgs {
   // memory, read on the stream (values outside 0..m are clamped): the counts
   // need no host sync and a call can be captured into a CUDA graph. Groups
   // need no padding to a tile. stride_a and stride_c stay 0. (With k = 0 or
-  // alpha = 0 all m rows of C are scaled by beta, in groups or not.)
+  // alpha = 0 the groups' rows of C are scaled by beta.)
   const int64_t* group_offsets = nullptr;
   // A masked grouped GEMM (decode through experts of a fixed capacity):
   // with group_counts set instead, `batch` groups each own capacity = m /
   // batch consecutive rows of A and C (m a multiple of batch), and group g
   // multiplies its first group_counts[g] rows (batch values in device
   // memory, clamped to 0..capacity) by the g-th B; its other rows of C are
-  // not written (but for k = 0 or alpha = 0, as group_offsets). Otherwise as
-  // group_offsets. expected_group_rows: how many rows a group is expected to
-  // compute, for the choice of tile only (0: the capacity); the counts decide
-  // what is computed, whatever it says.
+  // not written. Otherwise as group_offsets. expected_group_rows: how many
+  // rows a group is expected to compute, for the choice of tile only (0: the
+  // capacity); the counts decide what is computed, whatever it says.
   const int64_t* group_counts = nullptr;
   int64_t expected_group_rows = 0;
 };
@@ -247,7 +246,6 @@ struct KernelInfo {
   int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
-  bool b_op_t_only = false;  // takes B with op T only (stored n x k: the nn.Linear weight)
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch

@@ -95,11 +95,15 @@ constexpr int64_t kTensorPartsSumCost = 512;
 // Blocks an SM should hold so that enough of B's loads are in flight: the
 // columns' blocks times the parts k is split into.
 constexpr int64_t kSmallMBlocksPerSm = 4;
-// Step 16 on tensor cores: k is split across blocks only where they would fill
-// less than 3/4 of kSmallMmaBlocksPerSm an SM; a block's warps split k while each
-// keeps at least kSmallMmaMinRounds rounds of loads.
-constexpr int64_t kSmallMmaBlocksPerSm = 2;
+// Step 16 on tensor cores: a block's warps split k while each keeps at least
+// kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;
+// Auto-dispatch runs B with op N on it at m <= 8, k >= 4096, n >= 512: there
+// it beat the wgmma tiles (bf16, H100, LLM suite); with fewer columns or
+// shallower k its few blocks run too few rounds each, and at m > 8 the tiles won.
+constexpr int64_t kSmallMmaOpNMaxM = 8;
+constexpr int64_t kSmallMmaOpNMinK = 4096;
+constexpr int64_t kSmallMmaOpNMinN = 512;
 
 // ---- step 08: split-k -------------------------------------------------------
 

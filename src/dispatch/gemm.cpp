@@ -326,7 +326,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kOpB = -8, kBlockScales = -9, kGrouped = -10, kAlignment = 0 };
+              kRows = -7, kBlockScales = -8, kGrouped = -9, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -371,7 +371,6 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   for (int i = 0; i < 3; ++i) {
     if (ops[i].misaligned() && !copied[i]) return kAlignment + i;
   }
-  if (info.b_op_t_only && a.opB != Op::T) return kOpB;
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
       if (std::max(o.ld, o.stride) > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
@@ -428,10 +427,6 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no grouped GEMM (group_offsets, group_counts); the Hopper cluster kernels do"};
-  }
-  if (why == kOpB) {
-    return {StatusCode::kNotSupported,
-            "tessel: kernel '" + info.name + "' takes B with op T only (B stored n x k), not opB = N"};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,
@@ -554,8 +549,10 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix)
-    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c);
+  } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix: its groups' rows)
+    const impl::GroupedRows rows{a.group_offsets, a.group_counts, a.batch,
+                                 a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0};
+    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows);
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
     err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,
@@ -641,8 +638,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
   }
   std::vector<const KernelEntry*> fitting;  // in registry order; each entry asked once
   for (const KernelEntry& e : registry()) {
-    const bool rows = e.auto_max_m == 0 || a.m <= e.auto_max_m;
-    if (e.info.auto_dispatch && rows && fits(e)) fitting.push_back(&e);
+    if (e.info.auto_dispatch && auto_candidate(e, a) && fits(e)) fitting.push_back(&e);
   }
   // A strided batch: the kernels that run it in one launch, where any can.
   const auto one_launch = [&](const KernelEntry* e) { return runs_batch(*e, a); };

@@ -107,28 +107,42 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   take_parts(p, k, depth, m, n);
 }
 
-// Step 16: k split into whole staged chunks until the columns' blocks times
-// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
-// fewer where they would not fit kMaxPartsBytes). On tensor cores: first
-// k among a block's warps (k_groups), then across blocks where they are few.
-LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
+// Step 16 on tensor cores: k first among a block's warps (k_groups), then
+// across blocks where the blocks would fill less than 3/4 of
+// kSmallMmaBlocksPerSm an SM: into as many parts as fill them without a
+// partial last round (measured: shorter blocks cost more than the round
+// saves); the parts are summed in the kernel.
+LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
-  int64_t columns = 0, target = impl::kSmallMBlocksPerSm * sms;
-  if (e.info.b_op_t_only) {
-    const int64_t steps = ceil_div(a.k, int64_t(32));
-    const int unroll = impl::small_mma_unroll(a.m);
-    p.k_groups = impl::kSmallMmaWarps;
-    while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-    columns = impl::small_mma_columns(p.k_groups);
-    target = impl::kSmallMmaBlocksPerSm * sms;
-    if (4 * ceil_div(a.n, columns) >= 3 * target) return p;
-  } else {
-    const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
-    columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
+  const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB)));
+  const int unroll = impl::small_mma_unroll(a.m, a.opB);
+  p.k_groups = impl::kSmallMmaWarps;
+  while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
+  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m));
+  const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
+  if (4 * blocks >= 3 * slots) return p;
+  const int64_t splits = std::min({slots / blocks, impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
+  if (splits <= 1) return p;
+  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
+  if (ceil_div(a.k, depth) > 1) {
+    take_parts(&p, a.k, depth, a.m, a.n);
+    p.arrival_flags = blocks;
   }
+  return p;
+}
+
+// Step 16: k split into whole staged chunks until the columns' blocks times
+// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
+// fewer where they would not fit kMaxPartsBytes).
+LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
+  if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
+  LaunchPlan p;
+  p.k_per_split = a.k;
+  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
+  const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
   const int64_t blocks = ceil_div(a.n, columns);
-  int64_t splits = std::min(ceil_div(target, blocks), impl::kMaxSplits);
+  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
   splits = std::min(splits, ceil_div(a.k, e.k_slice));
   splits = std::min(splits, parts_that_fit(a.m, a.n));
   if (splits <= 1) return p;
@@ -179,6 +193,12 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
     *busiest = impl::busiest_sm_blocks(tiles * p.splits, sms, 1) * depth;
   }
   return p;
+}
+
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
+  if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
+  if (!e.small_m_mma || a.opB == Op::T) return true;
+  return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
 
 bool runs_batch(const KernelEntry& e, const GemmArgs& a) {

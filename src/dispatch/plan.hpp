@@ -32,6 +32,11 @@ Realign realign_for(const GemmArgs& a);
 // a matrix at a time.
 bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 
+// Whether auto-dispatch considers e for call a: every kernel within its
+// auto_max_m, and step 16 on tensor cores with B op N only where it measured
+// faster than the wgmma tiles (kSmallMmaOpN*: few rows, deep k, wide n).
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
+
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=
 // 0) on entry e: the configuration it runs on (e's, its 4-warp variant, or
 // its fallback), the schedule, operand copies (those `realign` names, where

@@ -169,17 +169,17 @@ KernelEntry small_m(const char* name, const char* summary) {
   return e;
 }
 
-// Step 16 on tensor cores for one 16-bit input type: m <= kSmallMMaxM, B with op T, any alignment.
+// Step 16 on tensor cores for one 16-bit input type: m <= kSmallMMaxM, any op, any alignment.
 template <DType AB>
 KernelEntry small_m_mma(const char* name, const char* summary) {
   KernelInfo info{name, 16, summary, tensor_precisions(AB), kSm80, 1, 1,
-                  "m <= 16; B with op T; any alignment (16-byte loads where A's and B's rows are in 16-byte units)",
+                  "m <= 16; any op; any alignment (16-byte loads where A's and B's rows are in 16-byte units)",
                   impl::kSmallMMaxM, 16};
   info.max_m = impl::kSmallMMaxM;
-  info.b_op_t_only = true;
   info.split_k = true;
   KernelEntry e{info, impl::launch_small_m_mma<AB>};
   e.k_slice = impl::kSmallMmaSliceK;
+  e.small_m_mma = true;
   return e;
 }
 
@@ -291,8 +291,8 @@ const std::vector<KernelEntry>& registry() {
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
       small_m<DType::kBF16>("gemv_bf16_16x32", "step 16 for bf16 inputs"),
       small_m_mma<DType::kF16>("gemv_mma_f16_16x16_any",
-                               "step 16 on tensor cores: B (op T) from global memory straight into mma.sync "
-                               "fragments, k split across warps; m <= 16"),
+                               "step 16 on tensor cores: B from global memory straight into mma.sync fragments "
+                               "(op N paired along k by byte permutes), k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
       cluster<Fp8Cluster128x128, DType::kE4M3>(
           "wgmma_cluster_e4m3_128x128", 17,

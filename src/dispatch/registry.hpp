@@ -45,6 +45,7 @@ struct KernelEntry {
   // Its stores apply GemmArgs::epilogue (device/fused_epilogue.cuh) where its plan writes C directly;
   // else it writes the FP32 product and a pass applies the epilogue.
   bool fused_epilogue = false;
+  bool small_m_mma = false;  // step 16 on tensor cores: plan_small_m splits k among a block's warps first
 };
 
 // In ladder order.

@@ -205,8 +205,6 @@ class Worker {
   // A grouped GEMM (where a kernel here takes one): groups of rows by
   // offsets, empty ones and rows in none among them, or masked, with counts
   // past the capacity and below 0 (clamped); the rows no group writes guarded.
-  // alpha != 0: with alpha = 0 a grouped call scales all m rows of C by beta
-  // (GemmArgs::group_offsets), which the guards would count as overwritten.
   void grouped_case() {
     std::vector<const KernelInfo*> grouped;
     for (const KernelInfo& k : runnable_) {
@@ -220,9 +218,7 @@ class Worker {
     c.kernel = gen_() % 2 ? kAuto : taker.name;
     c.opB = gen_() % 2 ? Op::T : Op::N;
     c.n = 1 + pick_dim(gen_) % 400, c.k = 1 + pick_dim(gen_) % 700;
-    do c.alpha = pick_scalar(gen_, false);
-    while (c.alpha == 0.0f);
-    c.beta = pick_scalar(gen_, true), c.seed = gen_() % 1000000;
+    c.alpha = pick_scalar(gen_, false), c.beta = pick_scalar(gen_, true), c.seed = gen_() % 1000000;
     c.share_b = gen_() % 3 == 0;
     const int groups = 1 + int(gen_() % 9);
     for (int g = 0; g < groups; ++g) c.rows.push_back(gen_() % 4 == 0 ? 0 : 1 + int64_t(gen_() % 300));

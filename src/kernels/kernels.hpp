@@ -99,23 +99,43 @@ constexpr int kSmallMColumnsT = 32;
 constexpr int kSmallMChunkK = 512;
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
-// Step 16 on tensor cores (16-bit inputs, B with op T): a block of kSmallMmaWarps
-// warps, each taking 16 rows of B (columns of C) and small_mma_unroll(m) 32-deep
-// k-steps' loads at a time; the plan splits k among LaunchPlan::k_groups of a
-// block's warps (the others take more columns) and, where blocks are few,
-// across blocks in parts of whole kSmallMmaSliceK.
+// Step 16 on tensor cores (16-bit inputs): a block of kSmallMmaWarps warps,
+// each taking small_mma_columns(kSmallMmaWarps, op B, m) columns of C (16 with
+// B op T; with op N 16 per value of B a lane loads from a row, small_mma_run)
+// and small_mma_unroll k-steps' loads at a time; the plan splits k among
+// LaunchPlan::k_groups of a block's warps (the others take more columns) and,
+// where blocks are few, across blocks in parts of whole kSmallMmaSliceK.
 constexpr int kSmallMmaWarps = 8;
+constexpr int kSmallMmaBlocksPerSm = 2;  // the plan fills this many an SM
+// Blocks an SM holds (compiled to fit): B with op T at m <= 8 keeps 64 registers for 4.
+constexpr int small_mma_resident(int64_t m, Op op_b) { return op_b == Op::T && m <= 8 ? 4 : kSmallMmaBlocksPerSm; }
 constexpr int kSmallMmaSliceK = 256;
-constexpr int small_mma_unroll(int64_t m) { return m <= 8 ? 2 : 4; }
-// Columns of C a block takes: 16 for each group of warps along n.
-constexpr int64_t small_mma_columns(int k_groups) { return int64_t(kSmallMmaWarps / k_groups) * 16; }
+constexpr int small_mma_step_k(Op op_b) { return op_b == Op::T ? 32 : 16; }
+constexpr int small_mma_unroll(int64_t m, Op op_b) { return op_b == Op::N ? (m <= 8 ? 1 : 2) : m <= 8 ? 2 : 4; }
+// B with op N: values a lane loads from a row of B at a time (8 at m <= 8; 4 at
+// m <= 16, where the accumulators of 8 would not fit beside the loads).
+constexpr int small_mma_run(int64_t m) { return m <= 8 ? 8 : 4; }
+// Columns of C a block takes: a warp's for each group of warps along n.
+constexpr int64_t small_mma_columns(int k_groups, Op op_b, int64_t m) {
+  return int64_t(kSmallMmaWarps / k_groups) * (op_b == Op::T ? 16 : 16 * small_mma_run(m));
+}
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
+// The rows of C a grouped GEMM writes (GemmArgs::group_offsets, non-decreasing:
+// rows offsets[0] .. offsets[groups] - 1, clamped to 0..m; or group_counts:
+// row i if i % capacity < counts[i / capacity], clamped); neither: every row.
+struct GroupedRows {
+  const int64_t* offsets = nullptr;
+  const int64_t* counts = nullptr;
+  int64_t groups = 0, capacity = 0;
+};
+
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
-// without reading C). The dispatcher's path for k == 0 or alpha == 0.
+// without reading C), over a grouped GEMM's rows only. The dispatcher's path
+// for k == 0 or alpha == 0.
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,
-                         DType c_type = DType::kF32);
+                         DType c_type = DType::kF32, GroupedRows rows = {});
 // C = (sum of `count` m x n FP32 parts, part z at parts + z * part_stride
 // with leading dimension ldp) + beta * C, summed in part order and rounded
 // once to c_type (beta == 0 does not read C). Split-k's parts end with it.

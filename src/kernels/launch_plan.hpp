@@ -83,7 +83,8 @@ inline int64_t realigned_ld(int64_t values, size_t element_bytes) {
 }
 
 // The scratch memory a call uses, by what it holds. kFlags: stream-K's ready
-// flags, zero between calls (every kernel resets what it raised). kPartials:
+// flags or split-k's arrival counts, zero between calls (every kernel resets
+// what it raised). kPartials:
 // partial sums handed between the blocks of one launch (stream-K). Flags and
 // sums are apart because a call with more flags than the last would otherwise
 // take the last one's sums for raised flags. kOperands: operand copies;
@@ -110,6 +111,7 @@ struct LaunchPlan {
   int stream_k_slots = 0;     // stream-K partial-sum slots ...
   int64_t stream_k_slot_floats = 0;  // ... of this many floats each
   int k_groups = 1;           // step 16 on tensor cores: a block's warps that split k (the rest split n)
+  int64_t arrival_flags = 0;  // split-k summed by the last part to arrive: a count per column block
   bool copy_a = false, copy_b = false;  // operand copied transposed first (its op flipped)
   bool round_tf32 = false;    // those copies rounded to tf32
   bool realign_a = false, realign_b = false;  // operand copied as it is, its rows in 16-byte units
@@ -120,7 +122,7 @@ struct LaunchPlan {
 
   size_t bytes_for(WorkspaceUse use) const {
     switch (use) {
-      case WorkspaceUse::kFlags: return size_t(stream_k_slots) * sizeof(int);
+      case WorkspaceUse::kFlags: return size_t(stream_k_slots + arrival_flags) * sizeof(int);
       case WorkspaceUse::kPartials: return size_t(stream_k_slots) * size_t(stream_k_slot_floats) * sizeof(float);
       case WorkspaceUse::kOperands: return operand_bytes;
       case WorkspaceUse::kSplitParts: return parts_bytes;

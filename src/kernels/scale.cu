@@ -20,14 +20,24 @@ struct alignas(kColumns * sizeof(T)) Four {
   T v[kColumns];
 };
 
+// Whether a grouped GEMM writes row i of its m rows (GroupedRows).
+__device__ bool written(const GroupedRows& g, int64_t i, int64_t m) {
+  if (g.counts != nullptr) return i % g.capacity < min(max(g.counts[i / g.capacity], int64_t(0)), g.capacity);
+  if (g.offsets != nullptr) {
+    return i >= min(max(g.offsets[0], int64_t(0)), m) && i < min(max(g.offsets[g.groups], int64_t(0)), m);
+  }
+  return true;
+}
+
 // C[i][j..j+3] = beta * C[i][j..j+3]: one access where all four are inside
 // the row and their address allows, else element by element.
 template <class T>
-__global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc) {
+__global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc, GroupedRows rows) {
   const int64_t j = kColumns * (int64_t(blockIdx.x) * blockDim.x + threadIdx.x);
   if (j >= n) return;
   auto scaled = [beta](T c) { return device::from_float<T>(beta == 0.0f ? 0.0f : beta * device::to_float(c)); };
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
+    if (!written(rows, i, m)) continue;
     T* c = C + i * ldc + j;
     if (j + kColumns <= n && reinterpret_cast<uintptr_t>(c) % sizeof(Four<T>) == 0) {
       Four<T>& four = *reinterpret_cast<Four<T>*>(c);
@@ -81,13 +91,14 @@ cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_str
   });
 }
 
-cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {
+cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type,
+                         GroupedRows rows) {
   if (beta == 1.0f) return cudaSuccess;
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
     return device::launch(scale_kernel<T>, row_grid(m, n, kColumns), kThreads, 0, stream, beta, static_cast<T*>(C), m,
-                          n, ldc);
+                          n, ldc, rows);
   });
 }
 

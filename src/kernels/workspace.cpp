@@ -64,21 +64,28 @@ cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, Workspac
   return cudaSuccess;
 }
 
-cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk) {
-  static_cast<StreamKPlan&>(*sk) = plan.stream_k;
-  void* flags = nullptr;
-  void* partials = nullptr;
-  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kFlags, &flags); err != cudaSuccess) return err;
-  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kPartials, &partials); err != cudaSuccess) {
-    return err;
-  }
+cudaError_t arrival_flags(const LaunchPlan& plan, cudaStream_t stream, int** flags) {
+  void* region = nullptr;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kFlags, &region); err != cudaSuccess) return err;
   if (plan.workspace != nullptr) {
-    if (cudaError_t err = cudaMemsetAsync(flags, 0, plan.bytes_for(WorkspaceUse::kFlags), stream); err != cudaSuccess) {
+    if (cudaError_t err = cudaMemsetAsync(region, 0, plan.bytes_for(WorkspaceUse::kFlags), stream); err != cudaSuccess) {
       cudaGetLastError();
       return err;
     }
   }
-  sk->flags = static_cast<int*>(flags);
+  *flags = static_cast<int*>(region);
+  return cudaSuccess;
+}
+
+cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWork* sk) {
+  static_cast<StreamKPlan&>(*sk) = plan.stream_k;
+  int* flags = nullptr;
+  void* partials = nullptr;
+  if (cudaError_t err = arrival_flags(plan, stream, &flags); err != cudaSuccess) return err;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kPartials, &partials); err != cudaSuccess) {
+    return err;
+  }
+  sk->flags = flags;
   sk->partials = static_cast<float*>(partials);
   return cudaSuccess;
 }

@@ -36,7 +36,11 @@ cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWo
 cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out);
 cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream);
 
-// The two around a grid launcher (steps 09, 10, 16): launch(out, part, rows)
+// Split-k summed in the kernel: the plan's arrival counts (zero; in the
+// caller's workspace zeroed first).
+cudaError_t arrival_flags(const LaunchPlan& plan, cudaStream_t stream, int** flags);
+
+// The two around a grid launcher (steps 09, 10, 16 FP32): launch(out, part, rows)
 // with `rows` block rows, one per part of k (1: the call itself), then the sum.
 template <class Launch>
 cudaError_t with_split_parts(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, Launch&& launch) {

@@ -500,9 +500,9 @@ TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
   using namespace tessel;
   const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
   ASSERT_NE(e, nullptr);
-  auto plan = [&](int64_t m, int64_t n, int64_t k) {
+  auto plan = [&](int64_t m, int64_t n, int64_t k, Op op_b = Op::T) {
     GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
-    a.opB = Op::T;
+    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
     return make_plan(*e, a, 132);
   };
   const impl::LaunchPlan wide = plan(1, 28672, 8192);  // 1792 blocks of 16 columns: k whole
@@ -516,6 +516,14 @@ TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
   EXPECT_EQ(narrow.k_groups, 8);
   EXPECT_GT(narrow.splits, 1);
   EXPECT_EQ(narrow.k_per_split % impl::kSmallMmaSliceK, 0);
+  // B stored k x n: 128 columns a warp, so 4096 of them make 32 blocks and k is split across blocks.
+  const impl::LaunchPlan input_gradient = plan(1, 4096, 4096, Op::N);
+  EXPECT_EQ(input_gradient.k_groups, 8);
+  EXPECT_GT(input_gradient.splits, 1);
+  EXPECT_EQ(input_gradient.k_per_split % impl::kSmallMmaSliceK, 0);
+  const impl::LaunchPlan wide_n = plan(16, 28672, 8192, Op::N);  // 448 blocks of 64 columns: k whole
+  EXPECT_EQ(wide_n.k_groups, 8);
+  EXPECT_EQ(wide_n.splits, 1);
 }
 
 }  // namespace
@@ -580,6 +588,30 @@ TEST(Heuristic, Fp8TilesFollowTheMeasuredSquares) {
            {7168, "wgmma_cluster_e4m3_128x192"}, {8192, "wgmma_cluster_e4m3_128x192"}}) {
     EXPECT_EQ(pick_persistent(fp8, size, size, size, 132)->info.name, best) << size;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Auto-dispatch takes step 16 with B op N (stored k x n) only for few rows, deep k and wide n;
+// with op T at any m <= 16.
+TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
+  ASSERT_NE(e, nullptr);
+  auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
+    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
+    return auto_candidate(*e, a);
+  };
+  EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
+  EXPECT_TRUE(candidate(8, 28672, 8192, Op::N));
+  EXPECT_FALSE(candidate(16, 4096, 4096, Op::N));  // the tiles won at m = 16
+  EXPECT_FALSE(candidate(1, 7168, 2048, Op::N));   // shallow k
+  EXPECT_FALSE(candidate(8, 8, 32768, Op::N));     // narrow n
+  EXPECT_TRUE(candidate(16, 7168, 2048, Op::T));
+  EXPECT_TRUE(candidate(1, 8, 32768, Op::T));
 }
 
 }  // namespace

@@ -251,7 +251,7 @@ TEST(Validation, BatchOutputsMustNotOverlap) {
   // Shared operands (stride 0) are fine.
   a = batch_of(3);
   a.stride_a = a.stride_b = 0;
-  EXPECT_EQ(tessel::gemm(a).code() == StatusCode::kInvalidArgument, false) << tessel::gemm(a).message();
+  EXPECT_EQ(tessel::gemm(a).message().find("overlap"), std::string::npos) << tessel::gemm(a).message();
 }
 
 TEST(Validation, BatchRefusesPerCallExtras) {

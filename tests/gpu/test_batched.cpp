@@ -183,6 +183,29 @@ TEST_F(Grouped, MaskedGroupsEveryPrecision) {
   }
 }
 
+// k == 0 or alpha == 0: the groups' rows of C become beta * C; the rows no
+// group owns (the tail, past a masked group's count) stay as they were.
+TEST_F(Grouped, WithoutAProductOnlyTheGroupsRowsAreScaled) {
+  Cublas cublas;
+  uint64_t seed = 900;
+  for (const char* name : {"bf16", "f16:f32"}) {
+    for (int64_t k : {int64_t(0), int64_t(64)}) {
+      for (float beta : {0.0f, 0.5f}) {
+        for (int64_t capacity : {int64_t(0), int64_t(100)}) {
+          GroupedCase c;
+          c.rows = capacity > 0 ? std::vector<int64_t>{3, 0, 100, 57} : std::vector<int64_t>{3, 0, 150, 57};
+          c.capacity = capacity, c.tail = capacity > 0 ? 0 : 9, c.n = 72, c.k = k;
+          c.alpha = k == 0 ? 1.0f : 0.0f, c.beta = beta;
+          c.precision = *tessel::parse_precision(name), c.seed = seed++;
+          const VerifyResult r = verify_grouped(cublas, c);
+          EXPECT_TRUE(r.passed) << name << " k " << k << " beta " << beta << " capacity " << capacity << ": "
+                                << r.reason;
+        }
+      }
+    }
+  }
+}
+
 // A mixture-of-experts layer's shape: 64 experts, skewed token counts, one launch.
 TEST_F(Grouped, SixtyFourSkewedExperts) {
   Cublas cublas;

@@ -47,7 +47,6 @@ TEST_F(Epilogue, EveryKernelByName) {
     if (!runs_here(k)) continue;
     for (const tessel::Precision& p : k.precisions) {
       for (const auto& [opA, opB] : {std::pair{Op::N, Op::N}, std::pair{Op::T, Op::T}}) {
-        if (k.b_op_t_only && opB != Op::T) continue;
         const int64_t m = k.max_m ? k.max_m : 130;
         VerifyCase c{k.name, opA, opB, {m, 136, 72}, 1.5f, 0.5f, 0, seed++, std::max(8, k.alignment), p};
         c.epilogue = *parse_epilogue("bias+gelu+scale+pre");

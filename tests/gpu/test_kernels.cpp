@@ -76,12 +76,6 @@ bool takes_rows(const std::string& kernel, int64_t m) {
   return !info || info->max_m == 0 || m <= info->max_m;
 }
 
-// Whether the kernel takes B with this op (some take B stored n x k only).
-bool takes_op_b(const std::string& kernel, Op op_b) {
-  const auto info = tessel::find_kernel(kernel);
-  return !info || !info->b_op_t_only || op_b == Op::T;
-}
-
 // What alignment the kernel needs (auto-dispatch needs none: it falls back).
 int64_t alignment_of(const std::string& kernel) {
   const auto info = tessel::find_kernel(kernel);
@@ -110,7 +104,7 @@ TEST_P(KernelTest, MatchesCublasAndFp64) {
   Cublas cublas;
   uint64_t seed = 1;
   for (const Shape& shape : shapes()) {
-    if (!takes_rows(kernel, shape.m) || !takes_op_b(kernel, ops.second)) continue;
+    if (!takes_rows(kernel, shape.m)) continue;
     // beta = 0 over NaN, leading dimensions rounded up to multiples of 4 or
     // of the kernel's alignment (every kernel takes them) plus 0, 1 or 2 of
     // those; then a general alpha/beta with the leading dimensions the
@@ -156,7 +150,6 @@ TEST_P(HugeGridTest, TallAndWideOutputs) {
   for (const Shape& shape : {Shape{2'100'000, 3, 2}, Shape{3, 2'100'000, 2}}) {
     if (!takes_rows(kernel, shape.m)) continue;
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
-      if (!takes_op_b(kernel, ops.second)) continue;
       const VerifyResult r =
           verify_case(cublas, {kernel, ops.first, ops.second, shape, 1.5f, 0.5f, 0, 5,
                                std::max<int64_t>(8, alignment_of(kernel)), precision_of(GetParam())});
@@ -170,7 +163,9 @@ INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
 
 // Step 16 (small m) on decode-like calls: one to sixteen rows, k deep enough
 // to be split (and not a multiple of the staged chunk), n not a multiple of a
-// block's columns, every op pair, beta = 0 over NaN and a general alpha/beta.
+// block's columns, every op pair, beta = 0 over NaN and a general alpha/beta;
+// the kernels of any alignment also with odd leading dimensions and operands
+// that start one element past 16 bytes.
 class SmallMTest : public GpuTestWithParam<std::string> {};
 
 TEST_P(SmallMTest, DecodeShapes) {
@@ -178,19 +173,18 @@ TEST_P(SmallMTest, DecodeShapes) {
   SKIP_IF_NOT_FOR_THIS_GPU(kernel);
   Cublas cublas;
   uint64_t seed = 90;
+  const bool any_alignment = alignment_of(kernel) == 1;
   for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{16, 1000, 3001}, Shape{4, 257, 70'000}, Shape{3, 33, 513},
-                             Shape{16, 2048, 64}, Shape{9, 1, 1000}}) {
+                             Shape{16, 2048, 64}, Shape{9, 1, 1000}, Shape{8, 200, 17}, Shape{12, 129, 4099}}) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
-      for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}}) {
-        const VerifyResult r = verify_case(cublas, {kernel, ops.first, ops.second, shape, s.alpha, s.beta, s.pad,
-                                                    seed++, s.ld_align, precision_of(GetParam())});
-        if (!takes_op_b(kernel, ops.second)) {  // refused by name, nothing written
-          EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << kernel << " takes B with op T only";
-          EXPECT_EQ(r.clobbered, 0);
-          continue;
-        }
+      for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}, Setting{0.5f, 0.0f, 0, 1}}) {
+        if (s.ld_align == 1 && !any_alignment) continue;
+        VerifyCase c{kernel,  ops.first,   ops.second, shape, s.alpha, s.beta, s.pad,
+                     seed++, s.ld_align, precision_of(GetParam())};
+        c.offset = s.ld_align == 1 ? 1 : 0;
+        const VerifyResult r = verify_case(cublas, c);
         EXPECT_TRUE(r.passed) << kernel << " " << to_string(ops) << " " << to_string(shape) << " beta=" << s.beta
-                              << ": " << r.reason;
+                              << " ld_align=" << s.ld_align << ": " << r.reason;
       }
     }
   }
@@ -198,6 +192,44 @@ TEST_P(SmallMTest, DecodeShapes) {
                                                     precision_of(GetParam())});
   EXPECT_EQ(refused.status.code(), tessel::StatusCode::kNotSupported) << "m = 17 is more than it takes";
   EXPECT_EQ(refused.clobbered, 0);
+}
+
+// Step 16's parts of k, summed by the last part of each column block to
+// arrive: the same bits on every call, on tessel's own buffers and on a
+// caller's workspace full of garbage (its arrival counts zeroed first), and
+// each call leaves the counts at zero for the next.
+class SmallMSplitTest : public GpuTest {};
+
+TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
+  for (Op op_b : {Op::N, Op::T}) {
+    tessel::GemmArgs a;
+    a.opA = Op::N, a.opB = op_b, a.m = 5, a.n = op_b == Op::N ? 4096 : 576, a.k = op_b == Op::N ? 4096 : 7168;
+    a.lda = a.k, a.ldc = a.n;
+    a.ldb = op_b == Op::N ? a.n : a.k;
+    a.precision = *tessel::parse_precision("bf16");
+    std::vector<uint16_t> host(size_t(a.n) * a.k);
+    uint32_t x = 12345;
+    for (uint16_t& v : host) x = x * 1664525u + 1013904223u, v = uint16_t(0x3f80 | (x >> 25) | (x >> 16 & 0x8000));
+    DeviceBuffer<uint16_t> A(std::vector<uint16_t>(host.begin(), host.begin() + a.m * a.k)), B(host), C(a.m * a.n);
+    a.A = A.get(), a.B = B.get(), a.C = C.get();
+    const std::string name = "gemv_mma_bf16_16x16_any";
+    size_t need = 0;
+    ASSERT_TRUE(tessel::workspace_size(name, a, &need).ok());
+    ASSERT_GT(need, 0u) << "a decode call this narrow splits k across blocks";
+    ASSERT_TRUE(tessel::run_kernel(name, a).ok());
+    const std::vector<uint16_t> first = C.download();
+    DeviceBuffer<uint8_t> ws(need);
+    for (int call = 0; call < 6; ++call) {
+      tessel::GemmArgs b = a;
+      if (call % 2) {
+        ASSERT_EQ(cudaMemset(ws.get(), 0x5a, need), cudaSuccess);
+        b.workspace = ws.get(), b.workspace_bytes = need;
+      }
+      ASSERT_EQ(cudaMemset(C.get(), 0xff, C.size() * sizeof(uint16_t)), cudaSuccess);
+      ASSERT_TRUE(tessel::run_kernel(name, b).ok());
+      EXPECT_EQ(C.download(), first) << "op B " << (op_b == Op::N ? "N" : "T") << ", call " << call;
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,

@@ -1,18 +1,25 @@
-// Step 16 on tensor cores: small m with B stored n x k (op T, the nn.Linear weight), 16-bit inputs.
+// Step 16 on tensor cores: small m, 16-bit inputs, B streamed from global memory into registers.
 //
 // At m = 16 the FP32 multiply-adds of the stream of B (16_small_m.cu) are 16 per
 // element, near the SM's FMA rate at HBM speed. Here mma.sync m16n8k16 does them,
-// roles turned: C^T = op(B) op(A)^T, 16 rows of B as the mma's rows, the m <= 16
-// rows of A as its 8 (or 2 x 8) columns.
-//  - a lane loads 16 bytes of B rows g and g + 8 and of A row g at the same k
-//    (k0 + 8q .. k0 + 8q + 7, lane = 4g + q): two mma's worth of its fragments.
-//    k is permuted alike in both operands, which the sum over k does not see, so
-//    B goes from global memory to the tensor cores without shared memory;
-//  - a block's warps split k into k_groups interleaved runs of 32-deep steps
-//    (the plan's choice: deep k, all of them; shallow k, fewer and more columns
-//    a block), small_mma_unroll(m) steps' loads in flight, summed in shared memory
-//    in warp order; k is split across blocks as in step 16 where blocks are few.
-// Takes B with op T, any alignment (element-wise loads where rows are not in 16-byte units).
+// roles turned: C^T = op(B) op(A)^T, 16 columns of C as the mma's rows, the m <= 16
+// rows of A as its 8 (or 2 x 8) columns. k is permuted alike in both operands,
+// which the sum over k does not see, so that a lane's 16-byte loads of B are its
+// fragments, without shared memory:
+//  - B stored n x k (op T, the nn.Linear weight): a lane loads B rows g and g + 8
+//    and A row g at k0 + 8q .. k0 + 8q + 7 (lane = 4g + q): two mma's worth;
+//  - B stored k x n (op N, the input gradient's weight): a lane loads B rows
+//    k0 + 4q .. k0 + 4q + 3 at columns Vg .. Vg + V - 1 and 8V + Vg .. 8V + Vg + V - 1
+//    (V = small_mma_run(m): 8, or 4 at m > 8) and pairs them along k with byte
+//    permutes: V mma's (16 V columns) of 16-deep k, column Vg + j (and
+//    8V + Vg + j) the mma row g (g + 8) of the j-th;
+//  - a block's warps split k into k_groups interleaved runs of steps (the plan's
+//    choice: deep k, all of them; shallow k, fewer and more columns a block),
+//    small_mma_unroll steps' loads in flight, summed in shared memory in warp
+//    order; k is split across blocks where blocks are few: each part stores its
+//    FP32 sums, and the last part of a column block to arrive adds them all in
+//    part order into C (one launch, the same sum whichever part comes last).
+// Any alignment (element-wise loads where rows are not in 16-byte units).
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "device/types.cuh"
@@ -23,91 +30,202 @@ namespace tessel::impl {
 namespace {
 
 constexpr int kWarps = kSmallMmaWarps;
-constexpr int kStepK = 32;  // k per warp step: 4 lanes x 8 values
 
-// Eight values of T from p, zeros past `valid`, packed in pairs: one 16-byte load where the
-// operands' rows are in 16-byte units (vec) and all eight are valid, else element-wise.
-template <class T>
-__device__ __forceinline__ uint4 load8(const T* p, int64_t valid, bool vec) {
-  if (vec && valid >= 8) return __ldg(reinterpret_cast<const uint4*>(p));
-  uint4 out = make_uint4(0, 0, 0, 0);
+// N values of T (8: a uint4, 4: a uint2) from p, zeros past `valid`, packed in pairs: one
+// vector load where the operands' rows are in 16-byte units (vec) and all N are valid, else
+// element-wise.
+template <int N>
+using Pack = std::conditional_t<N == 8, uint4, uint2>;
+template <int N, class T>
+__device__ __forceinline__ Pack<N> load(const T* p, int64_t valid, bool vec) {
+  if (vec && valid >= N) return __ldg(reinterpret_cast<const Pack<N>*>(p));
+  Pack<N> out{};
   T* e = reinterpret_cast<T*>(&out);
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < N; ++i) {
     if (i < valid) e[i] = p[i];
   }
   return out;
 }
 
-// The same eight values of A's row `row` when A is stored k x m (op T): element-wise, stride lda.
-template <class T>
-__device__ __forceinline__ uint4 load8_strided(const T* p, int64_t ld, int64_t valid) {
-  uint4 out = make_uint4(0, 0, 0, 0);
+// The same N values of A's row when A is stored k x m (op T): element-wise, stride ld.
+template <int N, class T>
+__device__ __forceinline__ Pack<N> load_strided(const T* p, int64_t ld, int64_t valid) {
+  Pack<N> out{};
   T* e = reinterpret_cast<T*>(&out);
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < N; ++i) {
     if (i < valid) e[i] = p[i * ld];
   }
   return out;
 }
 
-// Tiles: 8-column mma tiles of A's rows (1: m <= 8, 2: m <= 16). Warp w takes k-steps
-// w % k_groups, + k_groups, ... of its block's 16 x (kWarps / k_groups) columns.
-template <class T, int Tiles>
-__global__ void __launch_bounds__(kWarps * 32)
-    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec) {
-  constexpr int kUnroll = small_mma_unroll(8 * Tiles);
-  __shared__ float sums[kWarps][Tiles][4][32];
-  device::take_part(p, part, a_t, true);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
-  const int column_groups = kWarps / k_groups;
-  const int64_t block_n0 = int64_t(blockIdx.x) * column_groups * 16;
-  const int64_t n0 = block_n0 + warp / k_groups * 16;
-  const int64_t steps = (p.k + kStepK - 1) / kStepK;
-  float acc[Tiles][4] = {};
-  for (int64_t s0 = warp % k_groups; s0 < steps; s0 += int64_t(k_groups) * kUnroll) {
-    uint4 b[kUnroll][2], a[kUnroll][Tiles];
+// Value j of x and of y (rows k and k + 1 of a run of columns) as one k-pair.
+template <class P>
+__device__ __forceinline__ uint32_t pair(const P& x, const P& y, int j) {
+  const uint32_t* xs = reinterpret_cast<const uint32_t*>(&x);
+  const uint32_t* ys = reinterpret_cast<const uint32_t*>(&y);
+  return __byte_perm(xs[j / 2], ys[j / 2], j % 2 ? 0x7632 : 0x5410);
+}
+
+// One warp's share of a round: the loads of kUnroll steps, then their mma's into acc.
+// Tiles: 8-column mma tiles of A's rows (1: m <= 8, 2: m <= 16).
+template <class T, int Tiles, Op OpB>
+struct Stream {
+  static constexpr int kStepK = small_mma_step_k(OpB);
+  static constexpr int kRun = OpB == Op::T ? 8 : small_mma_run(8 * Tiles);  // values of B a load
+  static constexpr int kSets = OpB == Op::T ? 1 : kRun;     // mma's of 16 columns per step
+  static constexpr int kBLoads = OpB == Op::T ? 2 : 8;      // loads of B per lane per step
+  static constexpr int kAValues = OpB == Op::T ? 8 : 4;     // of A's row per lane per step
+  static constexpr int kUnroll = small_mma_unroll(8 * Tiles, OpB);
+  static constexpr int64_t kWarpColumns = small_mma_columns(kSmallMmaWarps, OpB, 8 * Tiles);
+
+  Pack<kRun> b[kUnroll][kBLoads];
+  Pack<kAValues> a[kUnroll][Tiles];
+
+  __device__ __forceinline__ void load_round(const device::TcParams<T>& p, int64_t s0, int k_groups, int64_t n0,
+                                             bool a_t, bool vec) {
+    const int lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {  // every load of the round first
-      const int64_t k0 = (s0 + int64_t(u) * k_groups) * kStepK + 8 * q, valid = p.k - k0;
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t k0 = (s0 + int64_t(u) * k_groups) * kStepK + kAValues * q, valid = p.k - k0;
+      if constexpr (OpB == Op::T) {
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int64_t row = n0 + 8 * h + g;
-        b[u][h] = row < p.n ? load8(p.B + row * p.ldb + k0, valid, vec) : make_uint4(0, 0, 0, 0);
+        for (int h = 0; h < 2; ++h) {
+          const int64_t row = n0 + 8 * h + g;
+          b[u][h] = row < p.n ? load<8>(p.B + row * p.ldb + k0, valid, vec) : Pack<kRun>{};
+        }
+      } else if (vec && valid >= 4 && n0 + kWarpColumns <= p.n) {  // the warp's loads all whole: no branches
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const T* at = p.B + k0 * p.ldb + n0 + 8 * kRun * h + kRun * g;
+#pragma unroll
+          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const Pack<kRun>*>(at + r * p.ldb));
+        }
+      } else {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int64_t col = n0 + 8 * kRun * h + kRun * g;
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            b[u][4 * h + r] =
+                r < valid && col < p.n ? load<kRun>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : Pack<kRun>{};
+          }
+        }
       }
 #pragma unroll
       for (int t = 0; t < Tiles; ++t) {
         const int64_t row = 8 * t + g;
-        a[u][t] = row >= p.m ? make_uint4(0, 0, 0, 0)
-                  : a_t      ? load8_strided(p.A + k0 * p.lda + row, p.lda, valid)
-                             : load8(p.A + row * p.lda + k0, valid, vec);
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      // Values 0-3 of the lane's eight as one mma's k-pairs 2q, 2q + 8; values 4-7 as the next's.
-      const uint4 &lo = b[u][0], &hi = b[u][1];
-      const uint32_t frag0[4] = {lo.x, hi.x, lo.y, hi.y}, frag1[4] = {lo.z, hi.z, lo.w, hi.w};
-#pragma unroll
-      for (int t = 0; t < Tiles; ++t) {
-        device::Mma<T>::run(acc[t], frag0, a[u][t].x, a[u][t].y);
-        device::Mma<T>::run(acc[t], frag1, a[u][t].z, a[u][t].w);
+        a[u][t] = row >= p.m ? Pack<kAValues>{}
+                  : a_t      ? load_strided<kAValues>(p.A + k0 * p.lda + row, p.lda, valid)
+                             : load<kAValues>(p.A + row * p.lda + k0, valid, vec);
       }
     }
   }
+
+  __device__ __forceinline__ void mma_round(float (&acc)[kSets][Tiles][4]) const {
 #pragma unroll
-  for (int t = 0; t < Tiles; ++t)
+    for (int u = 0; u < kUnroll; ++u) {
+      if constexpr (OpB == Op::T) {
+        // Values 0-3 of the lane's eight as one mma's k-pairs 2q, 2q + 8; values 4-7 as the next's.
+        const uint4 &lo = b[u][0], &hi = b[u][1];
+        const uint32_t frag0[4] = {lo.x, hi.x, lo.y, hi.y}, frag1[4] = {lo.z, hi.z, lo.w, hi.w};
 #pragma unroll
-    for (int r = 0; r < 4; ++r) sums[warp][t][r][lane] = acc[t][r];
+        for (int t = 0; t < Tiles; ++t) {
+          device::Mma<T>::run(acc[0][t], frag0, a[u][t].x, a[u][t].y);
+          device::Mma<T>::run(acc[0][t], frag1, a[u][t].z, a[u][t].w);
+        }
+      } else {
+        // Rows 4q, 4q + 1 as the k-pair 2q; rows 4q + 2, 4q + 3 as 2q + 8.
+        const Pack<kRun>* lo = b[u];
+        const Pack<kRun>* hi = b[u] + 4;
+#pragma unroll
+        for (int j = 0; j < kSets; ++j) {
+          const uint32_t frag[4] = {pair(lo[0], lo[1], j), pair(hi[0], hi[1], j), pair(lo[2], lo[3], j),
+                                    pair(hi[2], hi[3], j)};
+#pragma unroll
+          for (int t = 0; t < Tiles; ++t) device::Mma<T>::run(acc[j][t], frag, a[u][t].x, a[u][t].y);
+        }
+      }
+    }
+  }
+};
+
+// Split-k's parts (gridDim.y of them, part z at parts + z * stride, leading
+// dimension ld) and the call's own C (alpha in the parts), summed by the last
+// part of each column block to raise flags[blockIdx.x]; no flags: no parts.
+template <class T>
+struct PartSum {
+  device::TcParams<T> c;
+  const float* parts;
+  int64_t stride, ld;
+  int* flags;
+};
+
+// Whether this block is the last of its column block's parts to arrive (its
+// own stores made visible first); the last one resets the count.
+__device__ bool last_to_arrive(int* flag) {
+  __shared__ bool last;
+  __threadfence();
   __syncthreads();
-  // Per column group: accumulator r of tile t of lane l, summed over the group's k-warps in
-  // order; it is column l / 4 + 8 (r / 2) of the group, row 8t + 2 (l % 4) + r % 2 of C.
+  if (threadIdx.x == 0) {
+    last = atomicAdd(flag, 1) == int(gridDim.y) - 1;
+    if (last) *flag = 0;
+  }
+  __syncthreads();
+  __threadfence();
+  return last;
+}
+
+// Warp w takes k-steps w % k_groups, + k_groups, ... of its block's columns
+// (small_mma_columns: kWarps / k_groups column groups of one warp's columns).
+template <class T, int Tiles, Op OpB>
+__global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB))
+    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, PartSum<T> sum) {
+  using S = Stream<T, Tiles, OpB>;
+  constexpr int kWarpColumns = S::kWarpColumns;
+  __shared__ float sums[kWarps][Tiles][4][32];
+  device::take_part(p, part, a_t, OpB == Op::T);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int column_groups = kWarps / k_groups;
+  const int64_t block_n0 = int64_t(blockIdx.x) * column_groups * kWarpColumns;
+  const int64_t n0 = block_n0 + warp / k_groups * kWarpColumns;
+  const int64_t steps = (p.k + S::kStepK - 1) / S::kStepK;
+  float acc[S::kSets][Tiles][4] = {};
+  for (int64_t s0 = warp % k_groups; s0 < steps; s0 += int64_t(k_groups) * S::kUnroll) {
+    S stream;
+    stream.load_round(p, s0, k_groups, n0, a_t, vec);
+    stream.mma_round(acc);
+  }
+  // Per mma set and column group: accumulator r of tile t of lane l, summed over the group's
+  // k-warps in order; it is mma row l / 4 + 8 (r / 2), row 8t + 2 (l % 4) + r % 2 of C.
   constexpr int kPerGroup = Tiles * 4 * 32;
-  for (int idx = threadIdx.x; idx < column_groups * kPerGroup; idx += kWarps * 32) {
-    const int cg = idx / kPerGroup, t = idx / 128 % Tiles, r = idx / 32 % 4, l = idx % 32;
+#pragma unroll
+  for (int j = 0; j < S::kSets; ++j) {
+    if (j > 0) __syncthreads();
+#pragma unroll
+    for (int t = 0; t < Tiles; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) sums[warp][t][r][lane] = acc[j][t][r];
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < column_groups * kPerGroup; idx += kWarps * 32) {
+      const int cg = idx / kPerGroup, t = idx / 128 % Tiles, r = idx / 32 % 4, l = idx % 32;
+      float v = 0.0f;
+      for (int w = cg * k_groups; w < (cg + 1) * k_groups; ++w) v += sums[w][t][r][l];
+      const int row = l / 4 + 8 * (r / 2);  // of the mma: C's column, as the loads laid them out
+      const int64_t i = 8 * t + 2 * (l % 4) + r % 2;
+      const int64_t c =
+          block_n0 + cg * kWarpColumns + (OpB == Op::T ? row : 8 * S::kRun * (row / 8) + S::kRun * (row % 8) + j);
+      if (i < p.m && c < p.n) device::store_one(p, i, c, v);
+    }
+  }
+  if (sum.flags == nullptr || !last_to_arrive(sum.flags + blockIdx.x)) return;
+  const int64_t columns = column_groups * kWarpColumns;
+  for (int64_t idx = threadIdx.x; idx < p.m * columns; idx += kWarps * 32) {
+    const int64_t i = idx / columns, c = block_n0 + idx % columns;
+    if (c >= p.n) continue;
     float v = 0.0f;
-    for (int w = cg * k_groups; w < (cg + 1) * k_groups; ++w) v += sums[w][t][r][l];
-    const int64_t i = 8 * t + 2 * (l % 4) + r % 2, j = block_n0 + cg * 16 + l / 4 + 8 * (r / 2);
-    if (i < p.m && j < p.n) device::store_one(p, i, j, v);
+    for (unsigned z = 0; z < gridDim.y; ++z) v += __ldcg(sum.parts + z * sum.stride + i * sum.ld + c);
+    device::store_one(sum.c, i, c, v);
   }
 }
 
@@ -116,17 +234,26 @@ __global__ void __launch_bounds__(kWarps * 32)
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  if (a.precision.ab != AB || a.m > kSmallMMaxM || a.opB != Op::T) return cudaErrorInvalidValue;
+  if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
   // 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole slices).
   const bool vec = in_16_byte_units(a.A, a.lda, sizeof(T)) && in_16_byte_units(a.B, a.ldb, sizeof(T));
-  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
-    const device::TcParams<T> p = device::tc_params<T>(out);
-    const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups))), parts);
-    const int groups = plan.k_groups;
-    return a.m <= 8 ? device::launch(small_m_mma_kernel<T, 1>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec)
-                    : device::launch(small_m_mma_kernel<T, 2>, grid, kWarps * 32, 0, stream, p, part, a_t, groups, vec);
-  });
+  GemmArgs out;
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  const KPart part{plan.k_per_split, plan.part_rows * out.ldc};
+  PartSum<T> sum{device::tc_params<T>(a), static_cast<const float*>(out.C), part.stride, out.ldc, nullptr};
+  sum.c.alpha = 1.0f;
+  if (plan.splits > 1) {
+    if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
+  }
+  const device::TcParams<T> p = device::tc_params<T>(out);
+  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB, a.m))),
+                  unsigned(plan.splits > 1 ? plan.splits : 1));
+  const auto go = [&](auto kernel) {
+    return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec, sum);
+  };
+  if (a.opB == Op::T) return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::T>) : go(small_m_mma_kernel<T, 2, Op::T>);
+  return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::N>) : go(small_m_mma_kernel<T, 2, Op::N>);
 }
 
 template cudaError_t launch_small_m_mma<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
