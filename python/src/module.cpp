@@ -70,18 +70,24 @@ Matrix matrix(const Described& d, const char* name) {
 }
 
 // Row-major (unit stride along columns) is op N; column-major is the
-// row-major transpose, op T. A dimension of size 1 takes any stride.
+// row-major transpose, op T. A dimension of size 1 takes any stride: a
+// single row's leading dimension is its length rounded up to 16 bytes, and a
+// contiguous column reads as one such row of op T, not as rows of one element
+// (rows not in 16-byte units would cost the kernels their vector loads).
 Stored stored(const Matrix& x, const char* name) {
   const int64_t rows = x.rows, cols = x.cols, s0 = x.s0, s1 = x.s1;
   Stored s;
   s.data = x.data;
   s.dtype = x.dtype;
+  const int64_t unit = std::max<int64_t>(1, 16 / int64_t(tessel::size_of(x.dtype)));
+  const auto one_row = [unit](int64_t length) { return (std::max<int64_t>(length, 1) + unit - 1) / unit * unit; };
   const bool row_major = (cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= std::max<int64_t>(cols, 1));
   const bool col_major = (rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= std::max<int64_t>(rows, 1));
-  if (row_major) {
-    s.ld = rows <= 1 ? std::max<int64_t>(cols, 1) : s0;
+  const bool column = rows > 1 && cols <= 1 && s0 == 1;
+  if (row_major && !column) {
+    s.ld = rows <= 1 ? one_row(cols) : s0;
   } else if (col_major) {
-    s.ld = cols <= 1 ? std::max<int64_t>(rows, 1) : s1, s.transposed = true;
+    s.ld = cols <= 1 ? one_row(rows) : s1, s.transposed = true;
   } else {
     throw nb::value_error((std::string(name) + ": strides (" + std::to_string(s0) + ", " + std::to_string(s1) +
                            ") are neither row- nor column-major; pass a contiguous copy")

@@ -27,12 +27,23 @@ def operand(rows, cols, dtype, transposed, seed):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
-@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (67, 45, 33), (128, 256, 64), (1000, 999, 257)])
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (67, 45, 33), (128, 256, 64), (1000, 999, 257),
+                                   (1, 4096, 520), (4096, 1, 520), (264, 4096, 1), (1, 1, 4096)])
 def test_matmul_matches_float64(dtype, ta, tb, m, n, k):
     a, b = operand(m, k, dtype, ta, 1), operand(k, n, dtype, tb, 2)
     got = tessel.matmul(a, b)
     assert got.dtype == dtype and got.shape == (m, n)
     assert rel_err(got, a.double() @ b.double()) < TOL[dtype]
+
+
+# Vectors (a dimension of size 1) in either layout and out a single column:
+# the column reads as one row of op T, with its leading dimension in 16-byte units.
+@pytest.mark.parametrize("m,n,k", [(4096, 1, 520), (264, 4096, 1)])
+def test_vector_operands_into_given_out(m, n, k):
+    a, b = operand(m, k, torch.bfloat16, True, 5), operand(k, n, torch.bfloat16, False, 6)
+    out = torch.full((n, m), float("nan"), device="cuda", dtype=torch.bfloat16).T  # beta = 0 over NaN
+    tessel.matmul(a, b, out=out)
+    assert rel_err(out, a.double() @ b.double()) < TOL[torch.bfloat16]
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
