@@ -192,6 +192,9 @@ int cmd_info(std::ostream& out) {
   return 0;
 }
 
+// A strided batch's layouts in verify: matrices stacked, B shared, C's matrices side by side.
+constexpr const char* kBatchLayouts[] = {"stack", "shared", "side"};
+
 struct VerifyCli {
   std::vector<std::string> kernels{"all"};
   std::vector<std::string> dtypes;
@@ -204,8 +207,13 @@ struct VerifyCli {
   std::vector<std::string> epilogue_names{"none"};
   bool block_scales = false;
   int64_t batch = 1;
+  std::string layout;  // a batch's one layout (stack, shared, side); empty: all three
   int64_t groups = 0;
   bool masked = false;
+  std::vector<int64_t> group_rows;  // the groups' rows (masked: counts) instead of the skewed split of m
+  int64_t capacity = 0;             // masked: each group's rows (0: 5 more than the largest count)
+  std::optional<int64_t> tail;      // rows after the groups that none owns (default 5; masked: 0)
+  bool share_b = false;             // grouped: one B for every group
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -226,6 +234,12 @@ struct VerifyCli {
       epilogues.push_back(*e);
     }
     if (masked && groups == 0) throw UsageError("--masked needs --groups");
+    if (!group_rows.empty() && groups != int64_t(group_rows.size())) {
+      throw UsageError("--group-rows gives " + std::to_string(group_rows.size()) + " groups, --groups " +
+                       std::to_string(groups));
+    }
+    if (capacity > 0 && !masked) throw UsageError("--capacity needs --masked");
+    if (!layout.empty() && batch < 2) throw UsageError("--layout needs --batch");
   }
 };
 
@@ -264,13 +278,19 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
     for (const auto& [name, precision] : o.jobs)
       for (const OpPair& op : o.op_pairs)
         for (const Shape& shape : o.shapes) {
-          const std::vector<int64_t> offsets = group_offsets(shape.m, o.groups, true);
-          GroupedCase c{name, op.second, {0}, shape.n, shape.k, 5, precision};
-          for (size_t g = 0; g + 1 < offsets.size(); ++g) c.rows.push_back(offsets[g + 1] - offsets[g]);
-          if (o.masked) {  // every group 5 rows more than the largest; the counts of two clamped
-            c.capacity = *std::max_element(c.rows.begin(), c.rows.end()) + 5, c.tail = 0;
-            c.rows.push_back(c.capacity + 7), c.rows.push_back(-3);
+          GroupedCase c{name, op.second, o.group_rows, shape.n, shape.k, 5, precision};
+          if (c.rows.empty()) {  // the skewed split of m after an empty group
+            const std::vector<int64_t> offsets = group_offsets(shape.m, o.groups, true);
+            c.rows = {0};
+            for (size_t g = 0; g + 1 < offsets.size(); ++g) c.rows.push_back(offsets[g + 1] - offsets[g]);
           }
+          if (o.masked) {  // every group 5 rows more than the largest unless --capacity says
+            c.tail = 0;
+            c.capacity = o.capacity > 0 ? o.capacity : *std::max_element(c.rows.begin(), c.rows.end()) + 5;
+            if (o.group_rows.empty()) c.rows.push_back(c.capacity + 7), c.rows.push_back(-3);  // clamped counts
+          }
+          c.tail = o.tail.value_or(c.tail), c.share_b = o.share_b;
+          c.alpha = o.alpha.value_or(c.alpha), c.beta = o.beta.value_or(c.beta);
           c.seed = o.seed + uint64_t(total);
           batch_row(name, precision, std::string("N") + op_char(op.second),
                     (o.masked ? "masked " : "") + std::to_string(c.rows.size()) + "g " + to_string(shape), c.alpha,
@@ -283,11 +303,13 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
       for (const OpPair& op : o.op_pairs)
         for (const Shape& shape : o.shapes)
           for (int layout = 0; layout < 3; ++layout) {
+            if (!o.layout.empty() && o.layout != kBatchLayouts[layout]) continue;
             BatchCase c{name, op.first, op.second, shape, o.batch, precision};
             c.seed = o.seed + uint64_t(total), c.share_b = layout == 1, c.side_by_side = layout == 2;
             if (layout == 1) c.alpha = -0.75f, c.beta = 1.25f;
+            c.alpha = o.alpha.value_or(c.alpha), c.beta = o.beta.value_or(c.beta);
             batch_row(name, precision, to_string(op), std::to_string(o.batch) + " x " + to_string(shape), c.alpha,
-                      c.beta, layout == 0 ? "stack" : layout == 1 ? "sharB" : "side", verify_batch(cublas, c));
+                      c.beta, kBatchLayouts[layout], verify_batch(cublas, c));
           }
     return batch_summary();
   }
@@ -672,6 +694,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   verify->add_flag("--masked", vo.masked,
                    "--groups: masked (GemmArgs::group_counts): groups of 5 rows more than the largest, counts "
                    "past the capacity and below 0 among them (clamped)");
+  verify->add_option("--layout", vo.layout, "--batch: this layout only (stack, shared: B shared, side: C side by side)")
+      ->check(CLI::IsMember({"stack", "shared", "side"}));
+  verify->add_option("--group-rows", vo.group_rows,
+                     "--groups: each group's rows (with --masked, its count), comma-separated, instead of the "
+                     "skewed split of m")
+      ->delimiter(',');
+  verify->add_option("--capacity", vo.capacity, "--masked: each group's rows (default: 5 more than the largest count)")
+      ->check(CLI::PositiveNumber);
+  verify->add_option("--tail", vo.tail, "--groups: rows after the groups that none owns (default 5; masked 0)")
+      ->check(CLI::NonNegativeNumber);
+  verify->add_flag("--share-b", vo.share_b, "--groups: one B for every group");
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 

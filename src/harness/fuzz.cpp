@@ -194,11 +194,11 @@ class Worker {
     c.batch = 2 + int64_t(gen_() % 7), c.share_b = gen_() % 3 == 0, c.side_by_side = gen_() % 3 == 0;
     const VerifyResult r = verify_batch(cublas_, c);
     s_.record(r.passed, refusal(r, c.kernel),
-              fmt::format("batch phase: --kernel {} --dtype {} --sizes {} --ops {} --alpha {:.9g} --beta {:.9g} "
-                          "--seed {}, batch {}{}{}  # {}",
+              fmt::format("batch phase: tessel verify --kernel {} --dtype {} --sizes {} --ops {} --batch {} --layout {} "
+                          "--alpha {:.9g} --beta {:.9g} --seed {}  # {}",
                           c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}),
-                          c.alpha, c.beta, c.seed, c.batch, c.share_b ? ", B shared" : "",
-                          c.side_by_side ? ", C side by side" : "", r.reason),
+                          c.batch, c.share_b ? "shared" : c.side_by_side ? "side" : "stack", c.alpha, c.beta, c.seed,
+                          r.reason),
               &FuzzReport::batch_cases);
   }
 
@@ -233,13 +233,11 @@ class Worker {
     std::string rows;
     for (int64_t x : c.rows) rows += (rows.empty() ? "" : ",") + std::to_string(x);
     s_.record(r.passed, refusal(r, c.kernel),
-              fmt::format("grouped phase: --kernel {} --dtype {} n {} k {} op B {} --alpha {:.9g} --beta {:.9g} "
-                          "--seed {}, {} {}{}{}  # {}",
-                          c.kernel, to_string(c.precision), c.n, c.k, c.opB == Op::N ? "N" : "T", c.alpha, c.beta,
-                          c.seed, c.capacity > 0 ? "masked, capacity " + std::to_string(c.capacity) + ", counts"
-                                                 : "rows",
-                          rows, c.share_b ? ", B shared" : "", c.tail ? ", tail " + std::to_string(c.tail) : "",
-                          r.reason),
+              fmt::format("grouped phase: tessel verify --kernel {} --dtype {} --sizes 1x{}x{} --ops N{} --groups {} "
+                          "--group-rows {}{} --tail {}{} --alpha {:.9g} --beta {:.9g} --seed {}  # {}",
+                          c.kernel, to_string(c.precision), c.n, c.k, c.opB == Op::N ? "N" : "T", c.rows.size(), rows,
+                          c.capacity > 0 ? " --masked --capacity " + std::to_string(c.capacity) : "", c.tail,
+                          c.share_b ? " --share-b" : "", c.alpha, c.beta, c.seed, r.reason),
               &FuzzReport::grouped_cases);
   }
 

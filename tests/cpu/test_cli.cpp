@@ -52,6 +52,11 @@ TEST(Cli, UsageErrorsExitTwoWithAMessage) {
       {{"bench", "--repeat", "0"}, "--repeat must be >= 1"},
       {{"bench", "--repeat", "many"}, "many"},
       {{"verify", "--ld-pad", "-1"}, "ld-pad"},
+      // The batch and grouped forms the fuzz tester's reproducers use.
+      {{"verify", "--groups", "3", "--group-rows", "1,2"}, "--group-rows gives 2 groups, --groups 3"},
+      {{"verify", "--groups", "2", "--group-rows", "1,2", "--capacity", "4"}, "--capacity needs --masked"},
+      {{"verify", "--layout", "side"}, "--layout needs --batch"},
+      {{"verify", "--batch", "2", "--layout", "diagonal"}, "diagonal"},
       {{"run", "--kernel", "smem", "--m", "-1", "--n", "2", "--k", "3"}, "must be >= 0"},
       {{"run", "--kernel", "smem", "--m", "1", "--n", "2"}, "--k"},
       {{"run", "--kernel", "smem", "--m", "1", "--n", "2", "--k", "3", "--ops", "NN,TT"}, "one op pair"},
