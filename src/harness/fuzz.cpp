@@ -234,7 +234,7 @@ class Worker {
     for (int64_t x : c.rows) rows += (rows.empty() ? "" : ",") + std::to_string(x);
     s_.record(r.passed, refusal(r, c.kernel),
               fmt::format("grouped phase: tessel verify --kernel {} --dtype {} --sizes 1x{}x{} --ops N{} --groups {} "
-                          "--group-rows {}{} --tail {}{} --alpha {:.9g} --beta {:.9g} --seed {}  # {}",
+                          "--group-rows={}{} --tail {}{} --alpha {:.9g} --beta {:.9g} --seed {}  # {}",
                           c.kernel, to_string(c.precision), c.n, c.k, c.opB == Op::N ? "N" : "T", c.rows.size(), rows,
                           c.capacity > 0 ? " --masked --capacity " + std::to_string(c.capacity) : "", c.tail,
                           c.share_b ? " --share-b" : "", c.alpha, c.beta, c.seed, r.reason),
