@@ -550,8 +550,7 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
   } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix: its groups' rows)
-    const impl::GroupedRows rows{a.group_offsets, a.group_counts, a.batch,
-                                 a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0};
+    const impl::GroupedRows rows{a.group_offsets, a.group_counts, a.batch, impl::group_capacity(a)};
     err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows);
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding

@@ -27,6 +27,10 @@ inline bool fuses_in_kernel(const Epilogue& e) {
 
 // Whether a call is a grouped GEMM (GemmArgs::group_offsets or group_counts).
 inline bool grouped(const GemmArgs& a) { return a.group_offsets != nullptr || a.group_counts != nullptr; }
+// A masked grouped GEMM's rows per group (m / batch); 0 for any other call.
+inline int64_t group_capacity(const GemmArgs& a) {
+  return a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0;
+}
 
 // The units of work of a clustered kernel (steps 14, 15): `cluster`
 // vertically neighbouring row tiles (tile_m x tile_n) of one column.

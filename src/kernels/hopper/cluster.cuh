@@ -166,7 +166,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     out.m = plan.splits * plan.part_rows;
   }
   const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                        a.group_offsets, a.group_counts, a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0};
+                        a.group_offsets, a.group_counts, group_capacity(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
   const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
