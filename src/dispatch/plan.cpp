@@ -107,6 +107,18 @@ void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int6
   take_parts(p, k, depth, m, n);
 }
 
+// Step 16: k cut into at most `splits` parts of whole k-slices (at most
+// kMaxSplits, and fewer where they would not fit kMaxPartsBytes); false where
+// that leaves k whole.
+bool take_small_m_parts(LaunchPlan* p, const KernelEntry& e, const GemmArgs& a, int64_t splits) {
+  splits = std::min({splits, impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
+  if (splits <= 1) return false;
+  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
+  if (ceil_div(a.k, depth) <= 1) return false;
+  take_parts(p, a.k, depth, a.m, a.n);
+  return true;
+}
+
 // Step 16 on tensor cores: k first among a block's warps (k_groups), then
 // across blocks where the blocks would fill less than 3/4 of
 // kSmallMmaBlocksPerSm an SM: into as many parts as fill them without a
@@ -121,33 +133,19 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
   const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m));
   const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
-  if (4 * blocks >= 3 * slots) return p;
-  const int64_t splits = std::min({slots / blocks, impl::kMaxSplits, ceil_div(a.k, e.k_slice), parts_that_fit(a.m, a.n)});
-  if (splits <= 1) return p;
-  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
-  if (ceil_div(a.k, depth) > 1) {
-    take_parts(&p, a.k, depth, a.m, a.n);
-    p.arrival_flags = blocks;
-  }
+  if (4 * blocks < 3 * slots && take_small_m_parts(&p, e, a, slots / blocks)) p.arrival_flags = blocks;
   return p;
 }
 
 // Step 16: k split into whole staged chunks until the columns' blocks times
-// the parts reach kSmallMBlocksPerSm an SM (at most kMaxSplits parts, and
-// fewer where they would not fit kMaxPartsBytes).
+// the parts reach kSmallMBlocksPerSm an SM.
 LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
   LaunchPlan p;
   p.k_per_split = a.k;
   const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
   const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
-  const int64_t blocks = ceil_div(a.n, columns);
-  int64_t splits = std::min(ceil_div(impl::kSmallMBlocksPerSm * sms, blocks), impl::kMaxSplits);
-  splits = std::min(splits, ceil_div(a.k, e.k_slice));
-  splits = std::min(splits, parts_that_fit(a.m, a.n));
-  if (splits <= 1) return p;
-  const int64_t depth = impl::split_depth(a.k, splits, e.k_slice);
-  if (ceil_div(a.k, depth) > 1) take_parts(&p, a.k, depth, a.m, a.n);
+  take_small_m_parts(&p, e, a, ceil_div(impl::kSmallMBlocksPerSm * sms, ceil_div(a.n, columns)));
   return p;
 }
 
