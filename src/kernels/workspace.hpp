@@ -36,8 +36,8 @@ cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWo
 cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out);
 cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream);
 
-// Split-k summed in the kernel: the plan's arrival counts (zero; in the
-// caller's workspace zeroed first).
+// The plan's flags (stream-K's ready flags, or the arrival counts of split-k
+// summed in the kernel): zero; in the caller's workspace zeroed first.
 cudaError_t arrival_flags(const LaunchPlan& plan, cudaStream_t stream, int** flags);
 
 // The two around a grid launcher (steps 09, 10, 16 FP32): launch(out, part, rows)
