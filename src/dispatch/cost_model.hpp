@@ -104,6 +104,14 @@ constexpr int64_t kSmallMmaMinRounds = 2;
 constexpr int64_t kSmallMmaOpNMaxM = 8;
 constexpr int64_t kSmallMmaOpNMinK = 4096;
 constexpr int64_t kSmallMmaOpNMinN = 512;
+// FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
+// weight (n k) of at least 2^25 values; with op N at m <= 4 and a weight of
+// more than 2^26 (where its 1024-column blocks are enough). Elsewhere the
+// 64x64 split-k tiles measured faster (H100, LLM suite).
+constexpr int64_t kSmallMFmaOpTMaxM = 8;
+constexpr int64_t kSmallMFmaOpTMinWeight = int64_t(1) << 25;
+constexpr int64_t kSmallMFmaOpNMaxM = 4;
+constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 26;
 
 // ---- step 08: split-k -------------------------------------------------------
 

@@ -127,11 +127,12 @@ bool take_small_m_parts(LaunchPlan* p, const KernelEntry& e, const GemmArgs& a, 
 LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
-  const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB)));
+  const size_t bytes = size_of(a.precision.ab);
+  const int64_t steps = ceil_div(a.k, int64_t(impl::small_mma_step_k(a.opB, bytes)));
   const int unroll = impl::small_mma_unroll(a.m, a.opB);
   p.k_groups = impl::kSmallMmaWarps;
   while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
-  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m));
+  const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m, bytes));
   const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
   if (4 * blocks < 3 * slots && take_small_m_parts(&p, e, a, slots / blocks)) p.arrival_flags = blocks;
   return p;
@@ -195,7 +196,19 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
-  if (!e.small_m_mma || a.opB == Op::T) return true;
+  if (e.info.max_m > 0 && !e.small_m_mma) {  // step 16 on CUDA cores: FP32 multiply-adds, where they pay
+    if (a.precision.compute != Compute::kF32) return false;
+    const int64_t weight = a.n * a.k;
+    return a.opB == Op::T ? a.m <= impl::kSmallMFmaOpTMaxM || weight >= impl::kSmallMFmaOpTMinWeight
+                          : a.m <= impl::kSmallMFmaOpNMaxM && weight > impl::kSmallMFmaOpNMinWeight;
+  }
+  if (!e.small_m_mma) return true;
+  // tf32: with B op N the wgmma tiles copy all of B transposed first; with op T they measured
+  // faster where the operands' rows are in 16-byte units (else WMMA ran, far slower).
+  if (size_of(a.precision.ab) == 4) {
+    return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
+  }
+  if (a.opB == Op::T) return true;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
 

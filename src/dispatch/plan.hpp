@@ -33,8 +33,10 @@ Realign realign_for(const GemmArgs& a);
 bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 
 // Whether auto-dispatch considers e for call a: every kernel within its
-// auto_max_m, and step 16 on tensor cores with B op N only where it measured
-// faster than the wgmma tiles (kSmallMmaOpN*: few rows, deep k, wide n).
+// auto_max_m; step 16 on tensor cores with 16-bit B op N only where it
+// measured faster than the wgmma tiles (kSmallMmaOpN*: few rows, deep k, wide
+// n), and for tf32 with op N only; step 16 on CUDA cores for FP32 where it
+// measured faster (kSmallMFma*).
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
 
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=

@@ -151,8 +151,8 @@ KernelEntry stream_k(const char* name, const char* summary) {
   return e;
 }
 
-// Step 16 for one input type: m <= kSmallMMaxM, by name only until measured
-// against the tensor-core kernels (auto_dispatch off).
+// Step 16 for one input type: m <= kSmallMMaxM. In auto-dispatch for FP32
+// (where auto_candidate says); the 16-bit inputs run on tensor cores instead.
 template <DType AB>
 KernelEntry small_m(const char* name, const char* summary) {
   const int align = int(16 / size_of(AB));
@@ -162,14 +162,15 @@ KernelEntry small_m(const char* name, const char* summary) {
                   "m <= 16; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment",
                   impl::kSmallMMaxM, impl::kSmallMColumnsT};
   info.max_m = impl::kSmallMMaxM;
-  info.auto_dispatch = false;
+  info.auto_dispatch = AB == DType::kF32;
   info.split_k = true;
   KernelEntry e{info, impl::launch_small_m<AB>};
   e.k_slice = impl::kSmallMChunkK;
   return e;
 }
 
-// Step 16 on tensor cores for one 16-bit input type: m <= kSmallMMaxM, any op, any alignment.
+// Step 16 on tensor cores for one input type (16-bit, or FP32 read as tf32): m <= kSmallMMaxM, any op, any
+// alignment.
 template <DType AB>
 KernelEntry small_m_mma(const char* name, const char* summary) {
   KernelInfo info{name, 16, summary, tensor_precisions(AB), kSm80, 1, 1,
@@ -294,6 +295,9 @@ const std::vector<KernelEntry>& registry() {
                                "step 16 on tensor cores: B from global memory straight into mma.sync fragments "
                                "(op N paired along k by byte permutes), k split across warps; m <= 16"),
       small_m_mma<DType::kBF16>("gemv_mma_bf16_16x16_any", "gemv_mma_f16_16x16_any for bf16 inputs"),
+      small_m_mma<DType::kF32>("gemv_mma_tf32_16x16_any",
+                               "gemv_mma_f16_16x16_any for FP32 inputs read as tf32 (m16n8k8, rounded to "
+                               "nearest)"),
       cluster<Fp8Cluster128x128, DType::kE4M3>(
           "wgmma_cluster_e4m3_128x128", 17,
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "

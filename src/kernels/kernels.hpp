@@ -99,25 +99,27 @@ constexpr int kSmallMColumnsT = 32;
 constexpr int kSmallMChunkK = 512;
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
-// Step 16 on tensor cores (16-bit inputs): a block of kSmallMmaWarps warps,
-// each taking small_mma_columns(kSmallMmaWarps, op B, m) columns of C (16 with
-// B op T; with op N 16 per value of B a lane loads from a row, small_mma_run)
-// and small_mma_unroll k-steps' loads at a time; the plan splits k among
-// LaunchPlan::k_groups of a block's warps (the others take more columns) and,
-// where blocks are few, across blocks in parts of whole kSmallMmaSliceK.
+// Step 16 on tensor cores (16-bit inputs, and FP32 read as tf32): a block of
+// kSmallMmaWarps warps, each taking small_mma_columns(kSmallMmaWarps, op B, m,
+// element bytes) columns of C (16 with B op T; with op N 16 per value of B a
+// lane loads from a row, small_mma_run) and small_mma_unroll k-steps' loads at
+// a time; the plan splits k among LaunchPlan::k_groups of a block's warps (the
+// others take more columns) and, where blocks are few, across blocks in parts
+// of whole kSmallMmaSliceK.
 constexpr int kSmallMmaWarps = 8;
 constexpr int kSmallMmaBlocksPerSm = 2;  // the plan fills this many an SM
 // Blocks an SM holds (compiled to fit): B with op T at m <= 8 keeps 64 registers for 4.
 constexpr int small_mma_resident(int64_t m, Op op_b) { return op_b == Op::T && m <= 8 ? 4 : kSmallMmaBlocksPerSm; }
 constexpr int kSmallMmaSliceK = 256;
-constexpr int small_mma_step_k(Op op_b) { return op_b == Op::T ? 32 : 16; }
+// k of one step: with op T a lane's 16 bytes of a row at each of 4 lanes; with op N 4 rows at each.
+constexpr int small_mma_step_k(Op op_b, size_t bytes) { return op_b == Op::T ? int(64 / bytes) : 16; }
 constexpr int small_mma_unroll(int64_t m, Op op_b) { return op_b == Op::N ? (m <= 8 ? 1 : 2) : m <= 8 ? 2 : 4; }
-// B with op N: values a lane loads from a row of B at a time (8 at m <= 8; 4 at
-// m <= 16, where the accumulators of 8 would not fit beside the loads).
-constexpr int small_mma_run(int64_t m) { return m <= 8 ? 8 : 4; }
+// B with op N: values a lane loads from a row of B at a time (16 bytes at m <= 8;
+// 8 at m <= 16, where the accumulators of 16 would not fit beside the loads).
+constexpr int small_mma_run(int64_t m, size_t bytes) { return int((m <= 8 ? 16 : 8) / bytes); }
 // Columns of C a block takes: a warp's for each group of warps along n.
-constexpr int64_t small_mma_columns(int k_groups, Op op_b, int64_t m) {
-  return int64_t(kSmallMmaWarps / k_groups) * (op_b == Op::T ? 16 : 16 * small_mma_run(m));
+constexpr int64_t small_mma_columns(int k_groups, Op op_b, int64_t m, size_t bytes) {
+  return int64_t(kSmallMmaWarps / k_groups) * (op_b == Op::T ? 16 : 16 * small_mma_run(m, bytes));
 }
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);

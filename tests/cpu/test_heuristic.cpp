@@ -526,6 +526,26 @@ TEST(Heuristic, SmallMOnTensorCoresSplitsKAmongWarpsThenBlocks) {
   EXPECT_EQ(wide_n.splits, 1);
 }
 
+// tf32 takes the same bytes a load as the 16-bit types: half the values, so
+// half the k of a step with op T, and half the columns of a warp with op N.
+TEST(Heuristic, SmallMOnTensorCoresCountsBytesForTf32) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_tf32_16x16_any");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(impl::small_mma_step_k(Op::T, 4), 16);
+  EXPECT_EQ(impl::small_mma_step_k(Op::T, 2), 32);
+  EXPECT_EQ(impl::small_mma_columns(8, Op::N, 1, 4), 64);
+  EXPECT_EQ(impl::small_mma_columns(8, Op::N, 16, 4), 32);
+  GemmArgs a = call(DType::kF32, DType::kF32, 1, 32768, 512);  // 32 steps of 16: all eight warps on k
+  EXPECT_EQ(make_plan(*e, a, 132).k_groups, 8);
+  a.opB = Op::N, a.ldb = a.n, a.n = 4096;  // 64 blocks of 64 columns: k split across blocks
+  a.k = 4096;
+  const impl::LaunchPlan input_gradient = make_plan(*e, a, 132);
+  EXPECT_GT(input_gradient.splits, 1);
+  EXPECT_EQ(input_gradient.k_per_split % impl::kSmallMmaSliceK, 0);
+  EXPECT_EQ(input_gradient.arrival_flags, 64);
+}
+
 }  // namespace
 
 namespace {
@@ -612,6 +632,39 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   EXPECT_FALSE(candidate(8, 8, 32768, Op::N));     // narrow n
   EXPECT_TRUE(candidate(16, 7168, 2048, Op::T));
   EXPECT_TRUE(candidate(1, 8, 32768, Op::T));
+  // tf32: with op N the tiles would copy B transposed first, so step 16 at every m <= 16;
+  // with op T the tiles.
+  const KernelEntry* tf32 = find_entry("gemv_mma_tf32_16x16_any");
+  ASSERT_NE(tf32, nullptr);
+  GemmArgs a = call(DType::kF32, DType::kF32, 16, 4096, 4096);
+  EXPECT_FALSE(auto_candidate(*tf32, a));
+  a.ldb = 4097;  // rows not in 16-byte units: the tiles would fall back to WMMA
+  EXPECT_TRUE(auto_candidate(*tf32, a));
+  a.opB = Op::N, a.ldb = a.n;
+  EXPECT_TRUE(auto_candidate(*tf32, a));
+}
+
+// FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
+TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_16x32");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->info.auto_dispatch);
+  EXPECT_FALSE(find_entry("gemv_bf16_16x32")->info.auto_dispatch);  // tensor cores for 16-bit inputs
+  auto candidate = [&](Compute compute, int64_t m, int64_t n, int64_t k, Op op_b) {
+    GemmArgs a = call(DType::kF32, DType::kF32, m, n, k);
+    a.precision.compute = compute;
+    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
+    return auto_candidate(*e, a);
+  };
+  EXPECT_TRUE(candidate(Compute::kF32, 1, 576, 7168, Op::T));
+  EXPECT_TRUE(candidate(Compute::kF32, 8, 4096, 4096, Op::T));
+  EXPECT_FALSE(candidate(Compute::kF32, 16, 4096, 4096, Op::T));  // a small weight at m = 16: the tiles
+  EXPECT_TRUE(candidate(Compute::kF32, 16, 8192, 8192, Op::T));
+  EXPECT_TRUE(candidate(Compute::kF32, 4, 28672, 8192, Op::N));
+  EXPECT_FALSE(candidate(Compute::kF32, 1, 4096, 4096, Op::N));  // too few 1024-column blocks
+  EXPECT_FALSE(candidate(Compute::kF32, 16, 28672, 8192, Op::N));
+  EXPECT_FALSE(candidate(Compute::kTF32, 1, 576, 7168, Op::T));  // tf32 runs on tensor cores
 }
 
 }  // namespace

@@ -200,24 +200,30 @@ TEST_P(SmallMTest, DecodeShapes) {
 // each call leaves the counts at zero for the next.
 class SmallMSplitTest : public GpuTest {};
 
-TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
+// Elements of type E (the bits of bf16 or FP32) with random signs and mantissas in [1, 2).
+template <class E>
+void parts_sum_the_same(const std::string& name, const char* precision) {
   for (Op op_b : {Op::N, Op::T}) {
     tessel::GemmArgs a;
     a.opA = Op::N, a.opB = op_b, a.m = 5, a.n = op_b == Op::N ? 4096 : 576, a.k = op_b == Op::N ? 4096 : 7168;
     a.lda = a.k, a.ldc = a.n;
     a.ldb = op_b == Op::N ? a.n : a.k;
-    a.precision = *tessel::parse_precision("bf16");
-    std::vector<uint16_t> host(size_t(a.n) * a.k);
+    a.precision = *tessel::parse_precision(precision);
+    std::vector<E> host(size_t(a.n) * a.k);
     uint32_t x = 12345;
-    for (uint16_t& v : host) x = x * 1664525u + 1013904223u, v = uint16_t(0x3f80 | (x >> 25) | (x >> 16 & 0x8000));
-    DeviceBuffer<uint16_t> A(std::vector<uint16_t>(host.begin(), host.begin() + a.m * a.k)), B(host), C(a.m * a.n);
+    for (E& v : host) {
+      x = x * 1664525u + 1013904223u;
+      const uint32_t bits = 0x3f800000u | (x >> 9 & 0x7f0000u) | (x & 0x80000000u);  // 7 random mantissa bits
+      v = E(bits >> (32 - 8 * sizeof(E)));
+    }
+    DeviceBuffer<E> A(std::vector<E>(host.begin(), host.begin() + a.m * a.k)), B(host);
+    DeviceBuffer<E> C(a.m * a.n);
     a.A = A.get(), a.B = B.get(), a.C = C.get();
-    const std::string name = "gemv_mma_bf16_16x16_any";
     size_t need = 0;
     ASSERT_TRUE(tessel::workspace_size(name, a, &need).ok());
     ASSERT_GT(need, 0u) << "a decode call this narrow splits k across blocks";
     ASSERT_TRUE(tessel::run_kernel(name, a).ok());
-    const std::vector<uint16_t> first = C.download();
+    const std::vector<E> first = C.download();
     DeviceBuffer<uint8_t> ws(need);
     for (int call = 0; call < 6; ++call) {
       tessel::GemmArgs b = a;
@@ -225,11 +231,16 @@ TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
         ASSERT_EQ(cudaMemset(ws.get(), 0x5a, need), cudaSuccess);
         b.workspace = ws.get(), b.workspace_bytes = need;
       }
-      ASSERT_EQ(cudaMemset(C.get(), 0xff, C.size() * sizeof(uint16_t)), cudaSuccess);
+      ASSERT_EQ(cudaMemset(C.get(), 0xff, C.size() * sizeof(E)), cudaSuccess);
       ASSERT_TRUE(tessel::run_kernel(name, b).ok());
-      EXPECT_EQ(C.download(), first) << "op B " << (op_b == Op::N ? "N" : "T") << ", call " << call;
+      EXPECT_EQ(C.download(), first) << name << " op B " << (op_b == Op::N ? "N" : "T") << ", call " << call;
     }
   }
+}
+
+TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
+  parts_sum_the_same<uint16_t>("gemv_mma_bf16_16x16_any", "bf16");
+  parts_sum_the_same<uint32_t>("gemv_mma_tf32_16x16_any", "tf32");
 }
 
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
@@ -237,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
                                            "gemv_f16_16x32@f16:f32", "gemv_bf16_16x32@bf16",
                                            "gemv_bf16_16x32@bf16:f32", "gemv_mma_f16_16x16_any@f16",
                                            "gemv_mma_f16_16x16_any@f16:f32", "gemv_mma_bf16_16x16_any@bf16",
-                                           "gemv_mma_bf16_16x16_any@bf16:f32"),
+                                           "gemv_mma_bf16_16x16_any@bf16:f32", "gemv_mma_tf32_16x16_any@tf32"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08 reads a transposed copy of A with op N, and of B with op T, where

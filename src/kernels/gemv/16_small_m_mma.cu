@@ -1,18 +1,19 @@
-// Step 16 on tensor cores: small m, 16-bit inputs, B streamed from global memory into registers.
+// Step 16 on tensor cores: small m, 16-bit or tf32 inputs, B streamed from global memory into registers.
 //
 // At m = 16 the FP32 multiply-adds of the stream of B (16_small_m.cu) are 16 per
-// element, near the SM's FMA rate at HBM speed. Here mma.sync m16n8k16 does them,
-// roles turned: C^T = op(B) op(A)^T, 16 columns of C as the mma's rows, the m <= 16
-// rows of A as its 8 (or 2 x 8) columns. k is permuted alike in both operands,
-// which the sum over k does not see, so that a lane's 16-byte loads of B are its
-// fragments, without shared memory:
-//  - B stored n x k (op T, the nn.Linear weight): a lane loads B rows g and g + 8
-//    and A row g at k0 + 8q .. k0 + 8q + 7 (lane = 4g + q): two mma's worth;
+// element, near the SM's FMA rate at HBM speed. Here mma.sync (m16n8k16, tf32:
+// m16n8k8) does them, roles turned: C^T = op(B) op(A)^T, 16 columns of C as the
+// mma's rows, the m <= 16 rows of A as its 8 (or 2 x 8) columns. k is permuted
+// alike in both operands, which the sum over k does not see, so that a lane's
+// loads of B are its fragments, without shared memory:
+//  - B stored n x k (op T, the nn.Linear weight): a lane loads 16 bytes of B rows
+//    g and g + 8 and of A row g at the same k (lane = 4g + q): two mma's worth;
 //  - B stored k x n (op N, the input gradient's weight): a lane loads B rows
 //    k0 + 4q .. k0 + 4q + 3 at columns Vg .. Vg + V - 1 and 8V + Vg .. 8V + Vg + V - 1
-//    (V = small_mma_run(m): 8, or 4 at m > 8) and pairs them along k with byte
-//    permutes: V mma's (16 V columns) of 16-deep k, column Vg + j (and
-//    8V + Vg + j) the mma row g (g + 8) of the j-th;
+//    (V = small_mma_run: 16 bytes, or 8 at m > 8): V mma sets (16 V columns) of
+//    16-deep k, column Vg + j (and 8V + Vg + j) the mma row g (g + 8) of the j-th;
+//    16-bit rows are paired along k with byte permutes, tf32 rows (one value a
+//    register) are two k8 mma's as they are;
 //  - a block's warps split k into k_groups interleaved runs of steps (the plan's
 //    choice: deep k, all of them; shallow k, fewer and more columns a block),
 //    small_mma_unroll steps' loads in flight, summed in shared memory in warp
@@ -31,15 +32,14 @@ namespace {
 
 constexpr int kWarps = kSmallMmaWarps;
 
-// N values of T (8: a uint4, 4: a uint2) from p, zeros past `valid`, packed in pairs: one
-// vector load where the operands' rows are in 16-byte units (vec) and all N are valid, else
-// element-wise.
-template <int N>
-using Pack = std::conditional_t<N == 8, uint4, uint2>;
+// N values of T (16 bytes: a uint4, 8: a uint2) from p, zeros past `valid`: one vector load
+// where the operands' rows are in 16-byte units (vec) and all N are valid, else element-wise.
 template <int N, class T>
-__device__ __forceinline__ Pack<N> load(const T* p, int64_t valid, bool vec) {
-  if (vec && valid >= N) return __ldg(reinterpret_cast<const Pack<N>*>(p));
-  Pack<N> out{};
+using Pack = std::conditional_t<N * sizeof(T) == 16, uint4, uint2>;
+template <int N, class T>
+__device__ __forceinline__ Pack<N, T> load(const T* p, int64_t valid, bool vec) {
+  if (vec && valid >= N) return __ldg(reinterpret_cast<const Pack<N, T>*>(p));
+  Pack<N, T> out{};
   T* e = reinterpret_cast<T*>(&out);
   for (int i = 0; i < N; ++i) {
     if (i < valid) e[i] = p[i];
@@ -49,8 +49,8 @@ __device__ __forceinline__ Pack<N> load(const T* p, int64_t valid, bool vec) {
 
 // The same N values of A's row when A is stored k x m (op T): element-wise, stride ld.
 template <int N, class T>
-__device__ __forceinline__ Pack<N> load_strided(const T* p, int64_t ld, int64_t valid) {
-  Pack<N> out{};
+__device__ __forceinline__ Pack<N, T> load_strided(const T* p, int64_t ld, int64_t valid) {
+  Pack<N, T> out{};
   T* e = reinterpret_cast<T*>(&out);
 #pragma unroll
   for (int i = 0; i < N; ++i) {
@@ -59,7 +59,7 @@ __device__ __forceinline__ Pack<N> load_strided(const T* p, int64_t ld, int64_t 
   return out;
 }
 
-// Value j of x and of y (rows k and k + 1 of a run of columns) as one k-pair.
+// Value j of x and of y (rows k and k + 1 of a run of columns of 16-bit values) as one k-pair.
 template <class P>
 __device__ __forceinline__ uint32_t pair(const P& x, const P& y, int j) {
   const uint32_t* xs = reinterpret_cast<const uint32_t*>(&x);
@@ -67,20 +67,29 @@ __device__ __forceinline__ uint32_t pair(const P& x, const P& y, int j) {
   return __byte_perm(xs[j / 2], ys[j / 2], j % 2 ? 0x7632 : 0x5410);
 }
 
+// Register j of a pack; for T = float rounded to tf32 (as cuBLAS rounds), else as it is.
+template <class T, class P>
+__device__ __forceinline__ uint32_t reg(const P& x, int j) {
+  const uint32_t r = reinterpret_cast<const uint32_t*>(&x)[j];
+  if constexpr (sizeof(T) == 4) return device::to_tf32(r);
+  return r;
+}
+
 // One warp's share of a round: the loads of kUnroll steps, then their mma's into acc.
 // Tiles: 8-column mma tiles of A's rows (1: m <= 8, 2: m <= 16).
 template <class T, int Tiles, Op OpB>
 struct Stream {
-  static constexpr int kStepK = small_mma_step_k(OpB);
-  static constexpr int kRun = OpB == Op::T ? 8 : small_mma_run(8 * Tiles);  // values of B a load
-  static constexpr int kSets = OpB == Op::T ? 1 : kRun;     // mma's of 16 columns per step
+  static constexpr int kStepK = small_mma_step_k(OpB, sizeof(T));
+  static constexpr int kWide = 16 / int(sizeof(T));  // values of a 16-byte load
+  static constexpr int kRun = OpB == Op::T ? kWide : small_mma_run(8 * Tiles, sizeof(T));  // values of B a load
+  static constexpr int kSets = OpB == Op::T ? 1 : kRun;     // mma sets of 16 columns per step
   static constexpr int kBLoads = OpB == Op::T ? 2 : 8;      // loads of B per lane per step
-  static constexpr int kAValues = OpB == Op::T ? 8 : 4;     // of A's row per lane per step
+  static constexpr int kAValues = OpB == Op::T ? kWide : 4;  // of A's row per lane per step
   static constexpr int kUnroll = small_mma_unroll(8 * Tiles, OpB);
-  static constexpr int64_t kWarpColumns = small_mma_columns(kSmallMmaWarps, OpB, 8 * Tiles);
+  static constexpr int64_t kWarpColumns = small_mma_columns(kSmallMmaWarps, OpB, 8 * Tiles, sizeof(T));
 
-  Pack<kRun> b[kUnroll][kBLoads];
-  Pack<kAValues> a[kUnroll][Tiles];
+  Pack<kRun, T> b[kUnroll][kBLoads];
+  Pack<kAValues, T> a[kUnroll][Tiles];
 
   __device__ __forceinline__ void load_round(const device::TcParams<T>& p, int64_t s0, int k_groups, int64_t n0,
                                              bool a_t, bool vec) {
@@ -92,14 +101,14 @@ struct Stream {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int64_t row = n0 + 8 * h + g;
-          b[u][h] = row < p.n ? load<8>(p.B + row * p.ldb + k0, valid, vec) : Pack<kRun>{};
+          b[u][h] = row < p.n ? load<kRun>(p.B + row * p.ldb + k0, valid, vec) : Pack<kRun, T>{};
         }
       } else if (vec && valid >= 4 && n0 + kWarpColumns <= p.n) {  // the warp's loads all whole: no branches
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const T* at = p.B + k0 * p.ldb + n0 + 8 * kRun * h + kRun * g;
 #pragma unroll
-          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const Pack<kRun>*>(at + r * p.ldb));
+          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const Pack<kRun, T>*>(at + r * p.ldb));
         }
       } else {
 #pragma unroll
@@ -108,14 +117,14 @@ struct Stream {
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
             b[u][4 * h + r] =
-                r < valid && col < p.n ? load<kRun>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : Pack<kRun>{};
+                r < valid && col < p.n ? load<kRun>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : Pack<kRun, T>{};
           }
         }
       }
 #pragma unroll
       for (int t = 0; t < Tiles; ++t) {
         const int64_t row = 8 * t + g;
-        a[u][t] = row >= p.m ? Pack<kAValues>{}
+        a[u][t] = row >= p.m ? Pack<kAValues, T>{}
                   : a_t      ? load_strided<kAValues>(p.A + k0 * p.lda + row, p.lda, valid)
                              : load<kAValues>(p.A + row * p.lda + k0, valid, vec);
       }
@@ -126,18 +135,37 @@ struct Stream {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       if constexpr (OpB == Op::T) {
-        // Values 0-3 of the lane's eight as one mma's k-pairs 2q, 2q + 8; values 4-7 as the next's.
+        // Registers 0, 1 of the lane's 16 bytes as one mma's k-halves (16-bit: k-pairs 2q, 2q + 8;
+        // tf32: q, q + 4); registers 2, 3 as the next's.
         const uint4 &lo = b[u][0], &hi = b[u][1];
-        const uint32_t frag0[4] = {lo.x, hi.x, lo.y, hi.y}, frag1[4] = {lo.z, hi.z, lo.w, hi.w};
 #pragma unroll
-        for (int t = 0; t < Tiles; ++t) {
-          device::Mma<T>::run(acc[0][t], frag0, a[u][t].x, a[u][t].y);
-          device::Mma<T>::run(acc[0][t], frag1, a[u][t].z, a[u][t].w);
+        for (int h = 0; h < 2; ++h) {
+          const uint32_t frag[4] = {reg<T>(lo, 2 * h), reg<T>(hi, 2 * h), reg<T>(lo, 2 * h + 1),
+                                    reg<T>(hi, 2 * h + 1)};
+#pragma unroll
+          for (int t = 0; t < Tiles; ++t) {
+            device::Mma<T>::run(acc[0][t], frag, reg<T>(a[u][t], 2 * h), reg<T>(a[u][t], 2 * h + 1));
+          }
         }
+      } else if constexpr (sizeof(T) == 4) {
+        // tf32: rows 4q, 4q + 1 as one mma's k q, q + 4; rows 4q + 2, 4q + 3 as the next's.
+        const Pack<kRun, T>* lo = b[u];
+        const Pack<kRun, T>* hi = b[u] + 4;
+#pragma unroll
+        for (int j = 0; j < kSets; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const uint32_t frag[4] = {reg<T>(lo[2 * h], j), reg<T>(hi[2 * h], j), reg<T>(lo[2 * h + 1], j),
+                                      reg<T>(hi[2 * h + 1], j)};
+#pragma unroll
+            for (int t = 0; t < Tiles; ++t) {
+              device::Mma<T>::run(acc[j][t], frag, reg<T>(a[u][t], 2 * h), reg<T>(a[u][t], 2 * h + 1));
+            }
+          }
       } else {
         // Rows 4q, 4q + 1 as the k-pair 2q; rows 4q + 2, 4q + 3 as 2q + 8.
-        const Pack<kRun>* lo = b[u];
-        const Pack<kRun>* hi = b[u] + 4;
+        const Pack<kRun, T>* lo = b[u];
+        const Pack<kRun, T>* hi = b[u] + 4;
 #pragma unroll
         for (int j = 0; j < kSets; ++j) {
           const uint32_t frag[4] = {pair(lo[0], lo[1], j), pair(hi[0], hi[1], j), pair(lo[2], lo[3], j),
@@ -247,7 +275,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
     if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
   }
   const device::TcParams<T> p = device::tc_params<T>(out);
-  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB, a.m))),
+  const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB, a.m, sizeof(T)))),
                   unsigned(plan.splits > 1 ? plan.splits : 1));
   const auto go = [&](auto kernel) {
     return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec, sum);
@@ -256,6 +284,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::N>) : go(small_m_mma_kernel<T, 2, Op::N>);
 }
 
+template cudaError_t launch_small_m_mma<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m_mma<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m_mma<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 
