@@ -90,6 +90,14 @@ constexpr int64_t kPersistentPartCost = 8;
 // Steps 09-10: the parts' sum (a second launch) costs about this much k-depth of one block's tile.
 constexpr int64_t kTensorPartsSumCost = 512;
 
+// ---- tf32 operand copies -----------------------------------------------------
+
+// The tf32 wgmma kernels (K-major operands only) run B with op N at more than
+// this many rows; at fewer, copying B transposed cost more than the wgmma
+// saved over step 10's mma.sync, which reads B as it is (H100: 64 and 128 rows
+// x 4096-28672 x 2048-14336, 0.31-0.39x cuBLAS against 0.49-0.69x).
+constexpr int64_t kTf32CopyBMinM = 128;
+
 // ---- step 16: small m ---------------------------------------------------------
 
 // Blocks an SM should hold so that enough of B's loads are in flight: the

@@ -144,8 +144,7 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
   LaunchPlan p;
   p.k_per_split = a.k;
-  const int64_t vector = 16 / int64_t(size_of(a.precision.ab));
-  const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::kSmallMThreads * vector;
+  const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::small_m_columns_n(size_of(a.precision.ab));
   take_small_m_parts(&p, e, a, ceil_div(impl::kSmallMBlocksPerSm * sms, ceil_div(a.n, columns)));
   return p;
 }
@@ -196,6 +195,11 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
+  // tf32 wgmma copies B with op N transposed first: O(nk) against O(mnk), at few rows mostly the copy.
+  if (e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
+      a.m <= impl::kTf32CopyBMinM) {
+    return false;
+  }
   if (e.info.max_m > 0 && !e.small_m_mma) {  // step 16 on CUDA cores: FP32 multiply-adds, where they pay
     if (a.precision.compute != Compute::kF32) return false;
     const int64_t weight = a.n * a.k;

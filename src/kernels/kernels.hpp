@@ -91,12 +91,14 @@ cudaError_t resident_stream_k(int* clusters);
 
 // Step 16: small m (C of at most kSmallMMaxM rows), B streamed once; f32, f16, bf16 inputs.
 // A block is kSmallMThreads threads; it takes kSmallMColumnsT columns of C
-// with B op T, and kSmallMThreads 16-byte runs of columns with op N; k is
-// staged kSmallMChunkK at a time (split-k parts are whole chunks).
+// with B op T, and 32 16-byte runs of columns with op N (small_m_columns_n,
+// its warps splitting k); k is staged kSmallMChunkK at a time (split-k parts
+// are whole chunks).
 constexpr int kSmallMMaxM = 16;
 constexpr int kSmallMThreads = 256;
 constexpr int kSmallMColumnsT = 32;
 constexpr int kSmallMChunkK = 512;
+constexpr int64_t small_m_columns_n(size_t bytes) { return int64_t(32 * 16 / bytes); }
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 // Step 16 on tensor cores (16-bit inputs, and FP32 read as tf32): a block of

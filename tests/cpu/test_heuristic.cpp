@@ -644,6 +644,21 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   EXPECT_TRUE(auto_candidate(*tf32, a));
 }
 
+// tf32 with B op N at few rows: not on the wgmma tiles, which would copy all of B transposed first.
+TEST(Heuristic, Tf32TilesCopyBOnlyForManyRows) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("wgmma_cluster_tf32_64x128");
+  ASSERT_NE(e, nullptr);
+  GemmArgs a = call(DType::kF32, DType::kF32, 128, 28672, 8192);
+  EXPECT_TRUE(auto_candidate(*e, a));  // B op T: k-contiguous already
+  a.opB = Op::N, a.ldb = a.n;
+  EXPECT_FALSE(auto_candidate(*e, a));
+  a.m = 129;
+  EXPECT_TRUE(auto_candidate(*e, a));
+  a.m = 128, a.precision.compute = Compute::kF32;  // not a tf32 call
+  EXPECT_TRUE(auto_candidate(*e, a));
+}
+
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
 TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   using namespace tessel;

@@ -9,8 +9,9 @@
 //  - B is read once, 16 bytes per load: with op T (B stored n x k, the
 //    nn.Linear weight) a warp takes kColsPerWarp columns and its lanes walk
 //    k, each lane keeping m partial sums per column, summed across the warp
-//    at the end; with op N (B stored k x n) each thread takes one 16-byte
-//    run of columns and walks k;
+//    at the end; with op N (B stored k x n) each lane takes one 16-byte run
+//    of columns (a block 32 runs) and the block's warps split k, their sums
+//    added in shared memory;
 //  - k is split across a second grid dimension where the columns alone give
 //    too few blocks to keep enough loads in flight (plan.cpp,
 //    plan_small_m); the parts are summed in order (sum_split_parts);
@@ -121,14 +122,20 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T
     }
 }
 
-// B op N: thread t of block b takes the V columns from (b * kThreads + t) * V; it walks k.
+// B op N: lane l of block b takes the V columns from (32 b + l) V; the block's warps split each
+// staged chunk of k into kWarps runs of rows (warp w the w-th), kRows rows' loads at a time,
+// and their sums are added in shared memory in warp order.
 template <class T, int MT>
 __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t) {
-  constexpr int V = kVec<T>;
+  constexpr int V = kVec<T>, kWarps = kThreads / 32, kRun = kChunkK / kWarps;
+  constexpr int kRows = MT <= 4 ? 8 : 4;  // fewer at m = 16: the accumulators take the registers
+  static_assert(kRun % kRows == 0, "a warp's rows are whole loads' worth");
   __shared__ __align__(16) float sa[MT][kChunkK];
+  __shared__ float sums[kWarps][32 * V];
   device::take_part(p, part, a_t, false);
-  const int64_t j0 = (int64_t(blockIdx.x) * kThreads + threadIdx.x) * V;
-  const int valid = int(p.n - j0 < V ? p.n - j0 : V);  // <= 0: no column of this thread
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int64_t block_j0 = int64_t(blockIdx.x) * 32 * V, j0 = block_j0 + lane * V;
+  const int valid = int(p.n - j0 < V ? p.n - j0 : V);  // <= 0: no column of this lane
   float acc[MT][V] = {};
   for (int64_t kc = 0; kc < p.k; kc += kChunkK) {
     const int depth = int(p.k - kc < kChunkK ? p.k - kc : kChunkK);
@@ -136,24 +143,46 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
     stage_a<MT>(sa, p, a_t, kc, depth);
     __syncthreads();
     if (valid <= 0) continue;
-#pragma unroll 4
-    for (int q = 0; q < depth; ++q) {
-      float b[V];
-      load_b(p.B + (kc + q) * p.ldb + j0, valid, b);
+    const int q1 = min(warp * kRun + kRun, depth);
+    for (int q = warp * kRun; q < q1; q += kRows) {
+      float b[kRows][V];
 #pragma unroll
-      for (int i = 0; i < MT; ++i) {
-        const float a = sa[i][q];  // the same address for every thread: a broadcast
+      for (int r = 0; r < kRows; ++r) {  // the loads first: kRows in flight
+        if (q + r < q1) {
+          load_b(p.B + (kc + q + r) * p.ldb + j0, valid, b[r]);
+        } else {
 #pragma unroll
-        for (int e = 0; e < V; ++e) acc[i][e] = fmaf(a, b[e], acc[i][e]);
+          for (int e = 0; e < V; ++e) b[r][e] = 0.0f;
+        }
       }
+#pragma unroll
+      for (int i = 0; i < MT; ++i)
+#pragma unroll
+        for (int r = 0; r < kRows; r += 4) {
+          const float4 a = *reinterpret_cast<const float4*>(&sa[i][q + r]);  // one address for the warp
+#pragma unroll
+          for (int e = 0; e < V; ++e) {
+            acc[i][e] = fmaf(a.x, b[r][e], acc[i][e]);
+            acc[i][e] = fmaf(a.y, b[r + 1][e], acc[i][e]);
+            acc[i][e] = fmaf(a.z, b[r + 2][e], acc[i][e]);
+            acc[i][e] = fmaf(a.w, b[r + 3][e], acc[i][e]);
+          }
+        }
     }
   }
 #pragma unroll
-  for (int i = 0; i < MT; ++i)
+  for (int i = 0; i < MT; ++i) {
+    if (i >= p.m) break;  // the same for every thread
+    __syncthreads();
 #pragma unroll
-    for (int e = 0; e < V; ++e) {  // fixed indices: acc stays in registers
-      if (i < p.m && e < valid) device::store_one(p, i, j0 + e, acc[i][e]);
+    for (int e = 0; e < V; ++e) sums[warp][lane * V + e] = acc[i][e];  // fixed indices: acc stays in registers
+    __syncthreads();
+    for (int c = threadIdx.x; c < 32 * V; c += kThreads) {
+      float v = 0.0f;
+      for (int w = 0; w < kWarps; ++w) v += sums[w][c];
+      if (block_j0 + c < p.n) device::store_one(p, i, block_j0 + c, v);
     }
+  }
 }
 
 }  // namespace
@@ -161,7 +190,6 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  constexpr int V = kVec<T>;
   if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
@@ -173,7 +201,7 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
         return device::launch(small_m_bt_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
                               a_t);
       }
-      const int64_t blocks = device::ceil_div(a.n, int64_t(kThreads) * V);
+      const int64_t blocks = device::ceil_div(a.n, small_m_columns_n(sizeof(T)));
       return device::launch(small_m_bn_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
                             a_t);
     };
