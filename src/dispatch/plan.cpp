@@ -204,7 +204,8 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
     if (a.precision.compute != Compute::kF32) return false;
     const int64_t weight = a.n * a.k;
     return a.opB == Op::T ? a.m <= impl::kSmallMFmaOpTMaxM || weight >= impl::kSmallMFmaOpTMinWeight
-                          : a.m <= impl::kSmallMFmaOpNMaxM && weight > impl::kSmallMFmaOpNMinWeight;
+                          : a.m <= impl::kSmallMFmaOpNMaxM ||
+                                (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
   }
   if (!e.small_m_mma) return true;
   // tf32: with B op N the wgmma tiles copy all of B transposed first; with op T they measured
