@@ -195,9 +195,10 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
-  // tf32 wgmma copies B with op N transposed first: O(nk) against O(mnk), at few rows mostly the copy.
+  // tf32 wgmma copies B with op N transposed first: O(nk) against O(mnk), at few rows mostly the copy
+  // (a single matrix: batches and groups keep the kernels that walk them).
   if (e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
-      a.m <= impl::kTf32CopyBMinM) {
+      a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a)) {
     return false;
   }
   if (e.info.max_m > 0 && !e.small_m_mma) {  // step 16 on CUDA cores: FP32 multiply-adds, where they pay

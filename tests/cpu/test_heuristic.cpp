@@ -657,6 +657,12 @@ TEST(Heuristic, Tf32TilesCopyBOnlyForManyRows) {
   EXPECT_TRUE(auto_candidate(*e, a));
   a.m = 128, a.precision.compute = Compute::kF32;  // not a tf32 call
   EXPECT_TRUE(auto_candidate(*e, a));
+  a.precision.compute = Compute::kTF32;
+  const int64_t offsets[] = {0, 3, 3};  // a grouped GEMM: only the cluster kernels walk its groups
+  a.group_offsets = offsets, a.batch = 2;
+  EXPECT_TRUE(auto_candidate(*e, a));
+  a.group_offsets = nullptr;  // a strided batch: the kernels that run it in one launch
+  EXPECT_TRUE(auto_candidate(*e, a));
 }
 
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
