@@ -114,13 +114,13 @@ constexpr int64_t kSmallMmaOpNMinK = 4096;
 constexpr int64_t kSmallMmaOpNMinN = 512;
 // FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
 // weight (n k) of at least 2^25 values; with op N at m <= 4, or with k of at
-// least 1024 and a weight of at least 2^20. Elsewhere the 64x64 split-k tiles
+// least 1024 and a weight of at least 2^18. Elsewhere the 64x64 split-k tiles
 // measured faster (H100, LLM and skinny suites: 16 x 16 x 8192, 16 x 7168 x 576).
 constexpr int64_t kSmallMFmaOpTMaxM = 8;
 constexpr int64_t kSmallMFmaOpTMinWeight = int64_t(1) << 25;
 constexpr int64_t kSmallMFmaOpNMaxM = 4;
 constexpr int64_t kSmallMFmaOpNMinK = 1024;
-constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 20;
+constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 18;
 
 // ---- step 08: split-k -------------------------------------------------------
 

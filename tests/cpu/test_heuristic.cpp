@@ -685,6 +685,7 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   EXPECT_TRUE(candidate(Compute::kF32, 1, 7168, 576, Op::N));
   EXPECT_TRUE(candidate(Compute::kF32, 16, 28672, 8192, Op::N));
   EXPECT_TRUE(candidate(Compute::kF32, 16, 16, 65536, Op::N));
+  EXPECT_TRUE(candidate(Compute::kF32, 8, 8, 32768, Op::N));
   EXPECT_FALSE(candidate(Compute::kF32, 16, 7168, 576, Op::N));  // shallow k at m = 16: the tiles
   EXPECT_FALSE(candidate(Compute::kF32, 16, 16, 8192, Op::N));   // a small weight at m = 16
   EXPECT_FALSE(candidate(Compute::kTF32, 1, 576, 7168, Op::T));  // tf32 runs on tensor cores
