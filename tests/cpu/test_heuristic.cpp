@@ -421,6 +421,14 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
     }
     EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 4096, 256), 132).splits, 1) << name;       // one chunk of k
     EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 1 << 17, 4096), 132).splits, 1) << name;  // columns enough
+    // B op N: a block takes 32 16-byte runs of columns, so 4096 columns make 4096 / (32 runs) blocks
+    // and k is split into whole chunks, at most one a part.
+    GemmArgs input_gradient = call(ab, ab, 1, 4096, 4096);
+    input_gradient.opB = Op::N, input_gradient.ldb = 4096;
+    EXPECT_EQ(impl::small_m_columns_n(size_of(ab)), 32 * 16 / int64_t(size_of(ab))) << name;
+    EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 4096 / impl::kSmallMChunkK) << name;
+    input_gradient.n = input_gradient.ldb = 1 << 18;  // 1024 or more blocks: k whole
+    EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 1) << name;
   }
 }
 
