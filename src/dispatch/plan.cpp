@@ -193,29 +193,41 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
   return p;
 }
 
-bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
-  if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
-  // tf32 wgmma copies B with op N transposed first: O(nk) against O(mnk), at few rows mostly the copy
-  // (a single matrix: batches and groups keep the kernels that walk them).
-  if (e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
-      a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a)) {
-    return false;
-  }
-  if (e.info.max_m > 0 && !e.small_m_mma) {  // step 16 on CUDA cores: FP32 multiply-adds, where they pay
-    if (a.precision.compute != Compute::kF32) return false;
-    const int64_t weight = a.n * a.k;
-    return a.opB == Op::T ? a.m <= impl::kSmallMFmaOpTMaxM || weight >= impl::kSmallMFmaOpTMinWeight
-                          : a.m <= impl::kSmallMFmaOpNMaxM ||
-                                (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
-  }
-  if (!e.small_m_mma) return true;
-  // tf32: with B op N the wgmma tiles copy all of B transposed first; with op T they measured
-  // faster where the operands' rows are in 16-byte units (else WMMA ran, far slower).
+namespace {
+
+// Step 16 on CUDA cores (FP32 multiply-adds) for an FP32 call: where it measured faster than the tiles.
+bool fp32_stream_pays(const GemmArgs& a) {
+  const int64_t weight = a.n * a.k;
+  if (a.opB == Op::T) return a.m <= impl::kSmallMFmaOpTMaxM || weight >= impl::kSmallMFmaOpTMinWeight;
+  return a.m <= impl::kSmallMFmaOpNMaxM || (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
+}
+
+// Step 16 on tensor cores: with 16-bit B op T always, op N where it measured faster than the wgmma tiles.
+// tf32: with op N the tiles copy all of B transposed first; with op T they measured faster where the
+// operands' rows are in 16-byte units (else WMMA ran, far slower).
+bool small_mma_pays(const GemmArgs& a) {
   if (size_of(a.precision.ab) == 4) {
     return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
   }
-  if (a.opB == Op::T) return true;
-  return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
+  return a.opB == Op::T ||
+         (a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN);
+}
+
+// The tf32 wgmma kernels copy B with op N transposed first: O(nk) against O(mnk), at few rows mostly the
+// copy (a single matrix: batches and groups keep the kernels that walk them).
+bool tf32_copies_b_for_few_rows(const KernelEntry& e, const GemmArgs& a) {
+  return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
+         a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a);
+}
+
+}  // namespace
+
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
+  if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
+  if (tf32_copies_b_for_few_rows(e, a)) return false;
+  if (e.small_m_mma) return small_mma_pays(a);
+  if (e.info.max_m > 0) return a.precision.compute == Compute::kF32 && fp32_stream_pays(a);  // the FP32 stream
+  return true;
 }
 
 bool runs_batch(const KernelEntry& e, const GemmArgs& a) {
