@@ -695,7 +695,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "--groups: masked (GemmArgs::group_counts): groups of 5 rows more than the largest, counts "
                    "past the capacity and below 0 among them (clamped)");
   verify->add_option("--layout", vo.layout, "--batch: this layout only (stack, shared: B shared, side: C side by side)")
-      ->check(CLI::IsMember({"stack", "shared", "side"}));
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(kBatchLayouts), std::end(kBatchLayouts))));
   verify->add_option("--group-rows", vo.group_rows,
                      "--groups: each group's rows (with --masked, its count), comma-separated, instead of the "
                      "skewed split of m")
