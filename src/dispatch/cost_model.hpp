@@ -32,8 +32,9 @@ struct StreamKCost {
 // Step 15: 64-deep wgmma slices, 128 KiB handed over per CTA, the last full wave shared with the remainder.
 constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
 // Step 15 on single CTAs for small m: slices are memory-bound and short, and
-// the owner adds the hand-overs one after another: each costs about 5 slices.
-constexpr StreamKCost kSoloWgmmaStreamK{5, 0.05, 4, 0.0, 1};
+// the owner waits for the hand-overs and adds them one after another: each
+// costs about 15 slices (H100, bf16 m <= 512 of the LLM and skinny suites).
+constexpr StreamKCost kSoloWgmmaStreamK{15, 0.05, 4, 0.0, 1};
 // Step 08's cp.async stream-K (16-deep slices): only the remainder is shared; a shared slice is 10% slower.
 constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
 // Step 08's TMA loop (32-deep slices): shared slices 5% slower, sharing where it saves 1%.
@@ -87,6 +88,9 @@ constexpr int64_t kMaxChainDepth = 32768;
 // kPersistentPartCost slice times (its FP32 tile out, and its share of the sum).
 constexpr int64_t kMinPartSlices = 4;
 constexpr int64_t kPersistentPartCost = 8;
+// The parts' sum, a second launch reading them all, costs about this many slice
+// times of the kernel's tile (4-8 us under Nsight Compute on the H100).
+constexpr int64_t kPersistentPartsSumCost = 12;
 // Steps 09-10: the parts' sum (a second launch) costs about this much k-depth of one block's tile.
 constexpr int64_t kTensorPartsSumCost = 512;
 

@@ -79,7 +79,8 @@ void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k
   for (int64_t s = 2; s <= most; ++s) {
     const int64_t per = ceil_div(slices, s), parts = ceil_div(slices, per);
     if (parts_bytes(parts, rows, n) > impl::kMaxPartsBytes) break;
-    const int64_t t = impl::whole_units_slices(units * parts, per + impl::kPersistentPartCost, p->clusters);
+    const int64_t t = impl::whole_units_slices(units * parts, per + impl::kPersistentPartCost, p->clusters) +
+                      impl::kPersistentPartsSumCost;
     // Shorter chains first, up to the bound; then the estimate.
     const int64_t bounded = std::min(parts, deep), best_bounded = std::min(best, deep);
     if (bounded > best_bounded || (bounded == best_bounded && t < *time)) best = parts, *time = t;

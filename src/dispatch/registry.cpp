@@ -129,8 +129,6 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
   if (step == 15) e.stream_k_cost = Cfg::kCluster == 1 ? impl::kSoloWgmmaStreamK : impl::kWgmmaStreamK;
-  // Single CTAs on step 15 serve small m: past one row tile each would read B's slices again.
-  if (step == 15 && Cfg::kCluster == 1) e.auto_max_m = Cfg::kBM;
   e.resident = Resident;
   return e;
 }
@@ -148,6 +146,8 @@ template <class Cfg, DType AB>
 KernelEntry stream_k(const char* name, const char* summary) {
   KernelEntry e = hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
   e.fused_epilogue = true;
+  // Single CTAs serve small m (configs.hpp: the rows each takes in auto-dispatch).
+  if (Cfg::kCluster == 1) e.auto_max_m = Cfg::kAutoMaxM;
   return e;
 }
 
@@ -287,6 +287,9 @@ const std::vector<KernelEntry>& registry() {
       stream_k<Solo128x128, DType::kF16>("wgmma_f16_128x128_streamk",
                                          "wgmma_f16_64x128_streamk on 128x128 tiles (m up to 128)"),
       stream_k<Solo128x128, DType::kBF16>("wgmma_bf16_128x128_streamk", "wgmma_f16_128x128_streamk for bf16 inputs"),
+      stream_k<Solo64x64, DType::kF16>("wgmma_f16_64x64_streamk",
+                                       "wgmma_f16_64x128_streamk on 64x64 tiles, 12 stages (m up to 512: a wave of small tiles)"),
+      stream_k<Solo64x64, DType::kBF16>("wgmma_bf16_64x64_streamk", "wgmma_f16_64x64_streamk for bf16 inputs"),
       small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
                                          "multiply-adds, k split for enough loads in flight; m <= 16"),
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),

@@ -295,6 +295,19 @@ TEST(Heuristic, SmallMStreamsOnSingleCtas) {
   EXPECT_EQ(pick_persistent(16, 576, 7168), "wgmma_cluster_bf16_64x128");
 }
 
+TEST(Heuristic, NarrowTilesFillOneWaveOfSingleCtas) {
+  // 128 units of 64x64 on 132 single CTAs: one wave, nothing shared, no parts to sum (the 64x128 clusters
+  // would split k in two and sum the parts in a second launch).
+  EXPECT_EQ(pick_persistent(128, 4096, 4096), "wgmma_bf16_64x64_streamk");
+  EXPECT_EQ(pick_persistent(64, 7168, 2048), "wgmma_bf16_64x64_streamk");
+  EXPECT_EQ(pick_persistent(512, 512, 512), "wgmma_bf16_64x64_streamk");
+  // Past one wave the 64x64 units would be shared: other tiles again.
+  EXPECT_EQ(pick_persistent(128, 7168, 2048), "wgmma_cluster_bf16_64x128");
+  EXPECT_EQ(pick_persistent(512, 4096, 4096), "wgmma_cluster_bf16_128x128_streamk");
+  // Past 512 rows the single CTAs are not candidates.
+  EXPECT_EQ(pick_persistent(1024, 1024, 1024), "wgmma_cluster_bf16_64x128");
+}
+
 TEST(Heuristic, StreamKSharesOnlyWhenItPays) {
   int64_t busiest = 0;
   // 4096^3: 256 units of 64 slices on 66 clusters; whole units: 4 x 64 slices.

@@ -343,7 +343,8 @@ TEST_P(StreamKTest, SharedUnitsAddUp) {
 INSTANTIATE_TEST_SUITE_P(Hopper, StreamKTest,
                          ::testing::Values("wgmma_cluster_f16_128x256_streamk@f16", "wgmma_cluster_bf16_128x256_streamk@bf16:f32",
                                            "wgmma_f16_64x128_streamk@f16:f32", "wgmma_bf16_64x128_streamk@bf16",
-                                           "wgmma_bf16_128x128_streamk@bf16", "wgmma_cluster_bf16_128x192_streamk@bf16",
+                                           "wgmma_bf16_128x128_streamk@bf16", "wgmma_bf16_64x64_streamk@bf16",
+                                           "wgmma_f16_64x64_streamk@f16:f32", "wgmma_cluster_bf16_128x192_streamk@bf16",
                                            "wgmma_cluster_f16_128x128_streamk@f16"),
                          [](const auto& info) { return safe(info.param); });
 

@@ -55,9 +55,10 @@ struct MmaTmaConfig : WarpSpecializedConfig {
 // and TMA stores (and C, for beta != 0, comes in by TMA loads).
 // kSpeed: throughput per tile area relative to 128 x 256, for the
 // dispatcher's estimate (from the H100 measurements in docs/ladder.md).
-template <int BM, int BN, int Stages, int SpeedPercent, int Cluster = 2>
+// kAutoMaxM: the most rows auto-dispatch gives a single-CTA configuration (step 15's Solo).
+template <int BM, int BN, int Stages, int SpeedPercent, int Cluster = 2, int AutoMaxM = BM>
 struct ClusterConfig : WarpSpecializedConfig {
-  static constexpr int kBM = BM, kBN = BN, kStages = Stages;
+  static constexpr int kBM = BM, kBN = BN, kStages = Stages, kAutoMaxM = AutoMaxM;
   static constexpr int kConsumers = BM / 64;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kCluster = Cluster;
@@ -74,6 +75,11 @@ using Cluster64x128 = ClusterConfig<64, 128, 8, 75>;
 // covers m, so each slice of B is read once.
 using Solo64x128 = ClusterConfig<64, 128, 8, 70, 1>;
 using Solo128x128 = ClusterConfig<128, 128, 6, 85, 1>;
+// 64 x 64 tiles, 12 stages (192 KiB in flight per SM): twice the units of
+// 64 x 128, so that a few hundred rows of a narrow weight fill one wave of
+// single CTAs without sharing (bf16 128 x 4096 x 4096: 0.80 -> 0.97 of cuBLAS),
+// up to 512 rows (each row tile reads B's slices again, mostly from L2).
+using Solo64x64 = ClusterConfig<64, 64, 12, 60, 1, 512>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
 // inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the
