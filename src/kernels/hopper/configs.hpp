@@ -77,8 +77,8 @@ using Solo64x128 = ClusterConfig<64, 128, 8, 70, 1>;
 using Solo128x128 = ClusterConfig<128, 128, 6, 85, 1>;
 // 64 x 64 tiles, 12 stages (192 KiB in flight per SM): twice the units of
 // 64 x 128, so that a few hundred rows of a narrow weight fill one wave of
-// single CTAs without sharing (bf16 128 x 4096 x 4096: 0.80 -> 0.97 of cuBLAS),
-// up to 512 rows (each row tile reads B's slices again, mostly from L2).
+// single CTAs without sharing; up to 512 rows (each row tile reads B's slices
+// again, mostly from L2).
 using Solo64x64 = ClusterConfig<64, 64, 12, 60, 1, 512>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
 // inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
