@@ -128,7 +128,6 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   e.info.fp8_block_scales = is_fp8(ab) && Cfg::kBN == 128;  // a tile's columns in one 128-wide scale block
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
-  if (step == 15) e.stream_k_cost = Cfg::kCluster == 1 ? impl::kSoloWgmmaStreamK : impl::kWgmmaStreamK;
   e.resident = Resident;
   return e;
 }
@@ -146,6 +145,7 @@ template <class Cfg, DType AB>
 KernelEntry stream_k(const char* name, const char* summary) {
   KernelEntry e = hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
   e.fused_epilogue = true;
+  e.stream_k_cost = Cfg::kCluster == 1 ? impl::kSoloWgmmaStreamK : impl::kWgmmaStreamK;
   // Single CTAs serve small m (configs.hpp: the rows each takes in auto-dispatch).
   if (Cfg::kCluster == 1) e.auto_max_m = Cfg::kAutoMaxM;
   return e;
