@@ -208,6 +208,7 @@ struct VerifyCli {
   bool block_scales = false;
   int64_t batch = 1;
   std::string layout;  // a batch's one layout (stack, shared, side); empty: all three
+  bool pointers = false;  // a batch as a pointer-array batch
   int64_t groups = 0;
   bool masked = false;
   std::vector<int64_t> group_rows;  // the groups' rows (masked: counts) instead of the skewed split of m
@@ -240,6 +241,7 @@ struct VerifyCli {
     }
     if (capacity > 0 && !masked) throw UsageError("--capacity needs --masked");
     if (!layout.empty() && batch < 2) throw UsageError("--layout needs --batch");
+    if (pointers && batch < 2) throw UsageError("--pointers needs --batch");
   }
 };
 
@@ -261,12 +263,12 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
   int failed = 0, refused = 0, total = 0;
   // A batch or grouped case: its row; and the summary that ends such a run.
   const auto batch_row = [&](const std::string& name, const Precision& precision, const std::string& op,
-                             const std::string& shape, float alpha, float beta, const char* layout,
+                             const std::string& shape, float alpha, float beta, const std::string& layout,
                              const VerifyResult& r) {
     ++total;
     failed += !r.passed;
     out << fmt::format("{:<20} {:<8} {:<3} {:>17} {:>6} {:>6} {:>5} {:>4} {:>10.2e} {:>10.2e} {:>9.1e}  {}\n", name,
-                       to_string(precision), op, shape, alpha, beta, "16B", layout, r.err_vs_cublas, r.err_vs_fp64,
+                       to_string(precision), op, shape, alpha, beta, o.offset ? "+" + std::to_string(o.offset) : "16B", layout, r.err_vs_cublas, r.err_vs_fp64,
                        r.tolerance, r.passed ? "PASS" : "FAIL: " + r.reason);
   };
   const auto batch_summary = [&] {
@@ -306,10 +308,11 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
             if (!o.layout.empty() && o.layout != kBatchLayouts[layout]) continue;
             BatchCase c{name, op.first, op.second, shape, o.batch, precision};
             c.seed = o.seed + uint64_t(total), c.share_b = layout == 1, c.side_by_side = layout == 2;
+            c.offset = o.offset, c.pointers = o.pointers;
             if (layout == 1) c.alpha = -0.75f, c.beta = 1.25f;
             c.alpha = o.alpha.value_or(c.alpha), c.beta = o.beta.value_or(c.beta);
             batch_row(name, precision, to_string(op), std::to_string(o.batch) + " x " + to_string(shape), c.alpha,
-                      c.beta, kBatchLayouts[layout], verify_batch(cublas, c));
+                      c.beta, (o.pointers ? "*" : "") + std::string(kBatchLayouts[layout]), verify_batch(cublas, c));
           }
     return batch_summary();
   }
@@ -407,9 +410,12 @@ struct BenchCli {
     if (options.groups > 0 && (options.batch > 1 || e->any() || options.block_scales)) {
       throw UsageError("--groups takes no --batch, no --epilogue and no --block-scales");
     }
+    if (options.pointers && (options.groups > 0 || e->any() || options.block_scales || options.fused_reference)) {
+      throw UsageError("--pointers takes no --groups, no --epilogue, no --block-scales and no --reference cublaslt");
+    }
     for (const Job& j : jobs) {
-      if ((options.batch > 1 || options.groups > 0) && is_fp8(j.precision.ab)) {
-        throw UsageError("--batch and --groups take no FP8 precision (no cuBLAS reference)");
+      if ((options.batch > 1 || options.groups > 0 || options.pointers) && is_fp8(j.precision.ab)) {
+        throw UsageError("--batch, --pointers and --groups take no FP8 precision (no cuBLAS reference)");
       }
     }
     use_suite(suite, sizes_or_ops_given, &options);
@@ -694,6 +700,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   verify->add_flag("--masked", vo.masked,
                    "--groups: masked (GemmArgs::group_counts): groups of 5 rows more than the largest, counts "
                    "past the capacity and below 0 among them (clamped)");
+  verify->add_flag("--pointers", vo.pointers,
+                   "--batch: as pointer-array batches (device arrays of the matrices' pointers, in reverse order; "
+                   "the layout column shows *)");
   verify->add_option("--layout", vo.layout, "--batch: this layout only (stack, shared: B shared, side: C side by side)")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(kBatchLayouts), std::end(kBatchLayouts))));
   verify->add_option("--group-rows", vo.group_rows,
@@ -735,6 +744,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "A strided batch of this many GEMMs per call (reference: cuBLAS's strided-batched GEMM)")
       ->capture_default_str();
   bench->add_flag("--share-b", bo.options.share_b, "--batch: one B for every GEMM of the batch (stride_b = 0)");
+  bench->add_flag("--pointers", bo.options.pointers,
+                  "--batch as a pointer-array batch (device arrays of the matrices' pointers; reference: cuBLAS's "
+                  "pointer-array GEMM)");
   bench->add_option("--groups", bo.options.groups,
                     "A grouped GEMM (mixture of experts): each size's m rows cut into this many groups, a B each "
                     "(reference: cuBLAS's grouped GEMM; a loop of tessel calls timed beside it)")

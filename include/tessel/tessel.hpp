@@ -206,6 +206,17 @@ struct GemmArgs {
   // epilogue's vectors are the same for every GEMM. batch = 0: nothing to do.
   int64_t batch = 1;
   int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  // A pointer-array batch (cuBLAS's gemmBatched): with a_array, b_array and
+  // c_array set instead of A, B and C, GEMM i of the batch reads a_array[i]
+  // and b_array[i] and writes c_array[i], each with the call's sizes, ops
+  // and leading dimensions. `batch` pointers each, in device memory, read on
+  // the stream (they may change between graph replays without a host sync);
+  // every pointer must address device memory aligned to its elements, and
+  // the C matrices must not overlap (tessel cannot check what lives on the
+  // device). Strides stay 0; no epilogue, no FP8 block scales.
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
+  void* const* c_array = nullptr;
   // A grouped GEMM (a mixture-of-experts layer, its tokens sorted by
   // expert): with group_offsets set, `batch` groups of rows of one A (op N,
   // m rows in all) and one C; group g is rows group_offsets[g] ..
@@ -250,6 +261,7 @@ struct KernelInfo {
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
   bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets or group_counts)
+  bool pointer_array = false;  // takes a pointer-array batch (GemmArgs::a_array, b_array, c_array)
 
   // Whether precisions lists p.
   bool takes(const Precision& p) const {

@@ -316,6 +316,7 @@ NB_MODULE(_tessel, m) {
       d["tile"] = nb::make_tuple(k.tile_m, k.tile_n), d["alignment"] = k.alignment;
       d["min_compute_capability"] = k.min_compute_capability, d["max_compute_capability"] = k.max_compute_capability;
       d["split_k"] = k.split_k, d["batched"] = k.batched, d["grouped"] = k.grouped;
+      d["pointer_array"] = k.pointer_array;
       out.append(d);
     }
     return out;

@@ -147,6 +147,13 @@ cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem
   return err;
 }
 
+// base advanced by the bytes that `offset` holds as an address (a pointer
+// made from a null base: a pointer-array batch's offsets into its matrices).
+template <class T>
+__device__ __forceinline__ T* offset_from(const void* base, T* offset) {
+  return reinterpret_cast<T*>(reinterpret_cast<uintptr_t>(base) + reinterpret_cast<uintptr_t>(offset));
+}
+
 constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxGridZ = 65535;
 

@@ -86,6 +86,28 @@ Status validate_epilogue(const GemmArgs& a, const Aligned& element_aligned) {
   return {};
 }
 
+// A pointer-array batch: all three arrays, nothing that would address the matrices otherwise.
+Status validate_pointer_array(const GemmArgs& a) {
+  for (const auto& [array, name] : {std::pair<const void*, const char*>{a.a_array, "a_array"},
+                                    {a.b_array, "b_array"}, {a.c_array, "c_array"}}) {
+    if (array == nullptr) return invalid(std::string(name) + " is null: a pointer-array batch sets a_array, b_array and c_array");
+    if (reinterpret_cast<std::uintptr_t>(array) % alignof(void*) != 0) {
+      return invalid(std::string(name) + " is not aligned to its 8-byte pointers");
+    }
+  }
+  if (a.A != nullptr || a.B != nullptr || a.C != nullptr) {
+    return invalid("A, B or C is set with a_array, b_array, c_array: a pointer-array batch addresses its matrices "
+                   "through the arrays only (A, B, C null)");
+  }
+  if (a.stride_a != 0 || a.stride_b != 0 || a.stride_c != 0) {
+    return invalid("stride_a, stride_b or stride_c is set with a pointer-array batch: the arrays place the matrices");
+  }
+  if (impl::grouped(a)) return invalid("group_offsets or group_counts with a pointer-array batch: take one or the other");
+  if (a.epilogue.any()) return invalid("an epilogue with a pointer-array batch: not supported (call per matrix)");
+  if (a.block_scales.any()) return invalid("block_scales with a pointer-array batch: block scales take one GEMM");
+  return {};
+}
+
 // A strided batch: its count and strides, C's matrices apart, every matrix within 64-bit indexing.
 Status validate_batch(const GemmArgs& a) {
   if (a.batch < 0) return invalid("batch = " + to_string(a.batch) + " must be >= 0");
@@ -97,6 +119,7 @@ Status validate_batch(const GemmArgs& a) {
                      ": the batch's extent overflows 64-bit indexing");
     }
   }
+  if (impl::pointer_array(a)) return validate_pointer_array(a);
   if (impl::grouped(a)) {
     if (a.group_offsets != nullptr && a.group_counts != nullptr) {
       return invalid("group_offsets and group_counts are both set: a grouped GEMM takes one of them");
@@ -166,9 +189,10 @@ Status validate(const GemmArgs& a) {
   if (s.ok()) s = validate_batch(a);
   if (!s.ok()) return s;
 
+  const bool arrays = impl::pointer_array(a);  // the matrices' pointers live on the device
   const bool writes_c = a.m > 0 && a.n > 0 && a.batch > 0;
-  const bool reads_ab = writes_c && multiplies(a);
-  if (writes_c && a.C == nullptr) return invalid("C is null but m * n > 0");
+  const bool reads_ab = writes_c && multiplies(a) && !arrays;
+  if (writes_c && a.C == nullptr && !arrays) return invalid("C is null but m * n > 0");
   if (reads_ab && a.A == nullptr) return invalid("A is null but m, n, k > 0 and alpha != 0");
   if (reads_ab && a.B == nullptr) return invalid("B is null but m, n, k > 0 and alpha != 0");
   // Every kernel reads whole elements: a pointer inside one would fault on the GPU.
@@ -183,7 +207,7 @@ Status validate(const GemmArgs& a) {
     if (Status s = element_aligned("A", a.A, a.precision.ab); !s.ok()) return s;
     if (Status s = element_aligned("B", a.B, a.precision.ab); !s.ok()) return s;
   }
-  if (writes_c) {
+  if (writes_c && !arrays) {
     if (Status s = element_aligned("C", a.C, a.precision.c); !s.ok()) return s;
   }
   for (const auto& [scale, name] : {std::pair{a.scale_a, "scale_a"}, std::pair{a.scale_b, "scale_b"}}) {
@@ -270,10 +294,16 @@ Status check_pointer(const void* p, const char* name, int device) {
   return {};
 }
 
+// A pointer-array batch: its arrays (the matrices they point to are the caller's word).
 Status check_pointers(const GemmArgs& a, int device) {
+  const bool arrays = impl::pointer_array(a);
   if (multiplies(a)) {
-    if (Status s = check_pointer(a.A, "A", device); !s.ok()) return s;
-    if (Status s = check_pointer(a.B, "B", device); !s.ok()) return s;
+    if (Status s = arrays ? check_pointer(a.a_array, "a_array", device) : check_pointer(a.A, "A", device); !s.ok()) {
+      return s;
+    }
+    if (Status s = arrays ? check_pointer(a.b_array, "b_array", device) : check_pointer(a.B, "B", device); !s.ok()) {
+      return s;
+    }
   }
   // The optional vectors: the FP8 scales (read only when the call multiplies) and the epilogue's.
   const bool scales = multiplies(a);
@@ -293,7 +323,7 @@ Status check_pointers(const GemmArgs& a, int device) {
     if (p == nullptr) continue;
     if (Status s = check_pointer(p, name, device); !s.ok()) return s;
   }
-  return check_pointer(a.C, "C", device);
+  return arrays ? check_pointer(a.c_array, "c_array", device) : check_pointer(a.C, "C", device);
 }
 
 // With an epilogue, the GEMM a kernel runs: the FP32 product alone (beta = 0,
@@ -326,7 +356,8 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // auto-dispatch asks it of every registered kernel, several times per
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
-              kRows = -7, kBlockScales = -8, kGrouped = -9, kAlignment = 0 };
+              kRows = -7, kBlockScales = -8, kGrouped = -9, kPointerArray = -10, kPointerArrayOps = -11,
+              kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -364,6 +395,11 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
   if (impl::grouped(a) && !info.grouped) return kGrouped;
+  if (impl::pointer_array(a) && !info.pointer_array) return kPointerArray;
+  // K-major copies of every matrix need their pointers on the host.
+  if (impl::pointer_array(a) && e.copies == Copies::kKMajor && (a.opA != Op::N || a.opB != Op::T)) {
+    return kPointerArrayOps;
+  }
   // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
@@ -427,6 +463,15 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no grouped GEMM (group_offsets, group_counts); the Hopper cluster kernels do"};
+  }
+  if (why == kPointerArray) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes no pointer-array batch (a_array, b_array, c_array); the Hopper "
+                                           "cluster kernels and step 08's kernels for any alignment do"};
+  }
+  if (why == kPointerArrayOps) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes a pointer-array batch with opA = N, " +
+                                           "opB = T only (its other op pairs copy the operands K-major first)"};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,
@@ -513,7 +558,8 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
   // A strided batch that e does not run in one launch, or that only scales C: a matrix at a time.
-  if (call.batch > 1 && !impl::grouped(call) && !(runs_batch(e, call) && multiplies(call))) {
+  const bool arrays = impl::pointer_array(call);  // misfit keeps them to the kernels that walk them
+  if (call.batch > 1 && !impl::grouped(call) && !arrays && !(runs_batch(e, call) && multiplies(call))) {
     return launch_each(e, call, d, stream, no_room, allocate, realign);
   }
   GemmArgs a = kernel_call(e, call, d, realign);
@@ -551,7 +597,7 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
     }
   } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix: its groups' rows)
     const impl::GroupedRows rows{a.group_offsets, a.group_counts, a.batch, impl::group_capacity(a)};
-    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows);
+    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows, a.c_array, a.batch);
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
     err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,

@@ -232,11 +232,12 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
 }
 
 bool runs_batch(const KernelEntry& e, const GemmArgs& a) {
+  if (impl::pointer_array(a)) return e.info.pointer_array;  // one launch, whatever the count
   return a.batch > 1 && e.info.batched && !a.epilogue.any() && a.batch < kMaxTmaExtent;  // a TMA coordinate
 }
 
 Realign realign_for(const GemmArgs& a) {
-  if (a.k == 0 || a.alpha == 0.0f) return {};
+  if (a.k == 0 || a.alpha == 0.0f || impl::pointer_array(a)) return {};  // no copy can follow device-side pointers
   const size_t bytes = size_of(a.precision.ab);
   // Every matrix of a batch: the strides too.
   const auto units = [&](const void* p, int64_t ld, int64_t stride) {
@@ -294,7 +295,9 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
     p.launch = e->launch;
   }
 
-  if (impl::grouped(a)) p = lean_plan(p, *e, a, realign);  // whole tiles: the groups fill the GPU
+  // Whole tiles: the groups fill the GPU; a pointer-array batch's matrices are known on the device only.
+  if (impl::grouped(a) || impl::pointer_array(a)) p = lean_plan(p, *e, a, realign);
+  if (impl::pointer_array(a) && e->info.max_compute_capability == 90) p.pointer_maps = 2 * a.batch;
   // Operands copied transposed first (a batch in one launch: all its matrices at once).
   switch (e->copies) {
     case Copies::kNone:
@@ -323,6 +326,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = a.precision.compute == Compute::kTF32;
       break;
   }
+  if (impl::pointer_array(a)) p.copy_a = p.copy_b = false;  // (misfit keeps K-major copies away)
   // Operands not in 16-byte units, for a kernel that needs them so and copies them no other way.
   p.realign_a = realign.a && e->info.alignment > 1 && !p.copy_a;
   p.realign_b = realign.b && e->info.alignment > 1 && !p.copy_b;

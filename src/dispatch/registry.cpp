@@ -49,6 +49,7 @@ KernelEntry pipelined(const char* name, const char* summary, double speed = 1.0)
   e.simt = simt_shape<Cfg, Aligned>();
   e.copies = Copies::kWherePays;
   e.info.batched = true;  // a batch on the grid's z dimension
+  e.info.pointer_array = !Aligned;  // each matrix's alignment is known on the device only
   return e;
 }
 
@@ -73,7 +74,7 @@ KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   e.stream_k_cost = kSimtTmaStreamK;
   e.copies = Copies::kTransposing;
   e.fallback = "pipelined_128x256_streamk";
-  e.info.batched = false;
+  e.info.batched = e.info.pointer_array = false;
   return e;
 }
 
@@ -127,7 +128,8 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
   e.info.fp8_block_scales = is_fp8(ab) && Cfg::kBN == 128;  // a tile's columns in one 128-wide scale block
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
-  e.info.batched = e.info.grouped = step == 14 || step == 17;  // the cluster kernel walks matrices and groups
+  // The cluster kernel walks matrices and groups, and a pointer-array batch's maps.
+  e.info.batched = e.info.grouped = e.info.pointer_array = step == 14 || step == 17;
   e.resident = Resident;
   return e;
 }

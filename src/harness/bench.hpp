@@ -35,6 +35,9 @@ struct BenchOptions {
   // are of the whole batch.
   int64_t batch = 1;
   bool share_b = false;        // the batch's GEMMs share one B (stride_b = 0)
+  // The batch as a pointer-array batch over the same matrices (GemmArgs::a_array ...); the
+  // reference cuBLAS's pointer-array GEMM (cublasGemmBatchedEx).
+  bool pointers = false;
   // A grouped GEMM (GemmArgs::group_offsets) of this many groups: a shape's m rows cut into them
   // (group_rows), op A = N, a B per group; the reference is cuBLAS's grouped GEMM
   // (CublasGrouped), and a loop of tessel calls, a group each, is timed beside it (in the note).

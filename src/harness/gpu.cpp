@@ -160,6 +160,23 @@ void Cublas::gemm(const GemmArgs& a, cudaStream_t stream) {
     for (int64_t i = 0; i < a.batch; ++i) gemm(matrix_call(a, i), stream);
     return;
   }
+  if (a.c_array != nullptr) {  // a pointer-array batch in one call (16-bit and FP32)
+    check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
+    if (is_sgemm(a.precision)) {
+      check_cublas(cublasSgemmBatched_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha,
+                                         reinterpret_cast<const float* const*>(a.b_array), a.ldb,
+                                         reinterpret_cast<const float* const*>(a.a_array), a.lda, &a.beta,
+                                         reinterpret_cast<float* const*>(a.c_array), a.ldc, a.batch),
+                   "cublasSgemmBatched_64");
+      return;
+    }
+    const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+    check_cublas(cublasGemmBatchedEx_64(handle_, op(a.opB), op(a.opA), a.n, a.m, a.k, &a.alpha, a.b_array, ab, a.ldb,
+                                        a.a_array, ab, a.lda, &a.beta, a.c_array, c, a.ldc, a.batch,
+                                        compute_type(a.precision), CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmBatchedEx_64");
+    return;
+  }
   if (a.batch > 1) {  // the strided batch in one call
     check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
     if (is_sgemm(a.precision)) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "harness/reference.hpp"
@@ -17,24 +18,26 @@ namespace {
 // apart, random (values `type` holds exactly, or the unwritten NaN); every
 // other element of the array, and kGuard past its end, a guard NaN. inside[e]:
 // whether element e belongs to a matrix.
+// The matrices start `offset` elements in (guards before them).
 struct Batched {
   std::vector<float> values;
   std::vector<bool> inside;
-  int64_t stride;
-  const float* matrix(int64_t i) const { return values.data() + i * stride; }
+  int64_t stride, offset;
+  int64_t at(int64_t i) const { return offset + i * stride; }  // where matrix i starts
+  const float* matrix(int64_t i) const { return values.data() + at(i); }
 };
 
 Batched make_batched(int64_t rows, int64_t cols, int64_t ld, int64_t stride, int64_t count, uint64_t seed,
-                     DType type, bool unwritten = false) {
-  Batched b{{}, {}, stride};
-  const int64_t extent = (count - 1) * stride + rows * ld;
+                     DType type, bool unwritten = false, int64_t offset = 0) {
+  Batched b{{}, {}, stride, offset};
+  const int64_t extent = offset + (count - 1) * stride + rows * ld;
   b.values.assign(size_t(extent + kGuard), from_bits(kGuardBits));
   b.inside.assign(b.values.size(), false);
   for (int64_t i = 0; i < count; ++i) {
     const std::vector<float> one = make_operand(rows, cols, ld, seed + uint64_t(i), type);
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t q = 0; q < cols; ++q) {
-        const size_t at = size_t(i * stride + r * ld + q);
+        const size_t at = size_t(b.at(i) + r * ld + q);
         b.values[at] = unwritten ? from_bits(kUnwrittenBits) : one[size_t(r * ld + q)];
         b.inside[at] = true;
       }
@@ -125,22 +128,39 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   const int64_t ldc = c.side_by_side ? count * pitch : in_units(std::max<int64_t>(n, 1), ct);
   const int64_t stride_c = c.side_by_side ? pitch : in_units(m * ldc + kBatchGap, ct);
 
-  const Batched hA = make_batched(rows_a, cols_a, lda, stride_a, count, c.seed * 11 + 1, ab);
-  const Batched hB = make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : count, c.seed * 11 + 2, ab);
-  const Batched hC = make_batched(m, n, ldc, stride_c, count, c.seed * 11 + 3, ct, c.beta == 0.0f);
+  const Batched hA = make_batched(rows_a, cols_a, lda, stride_a, count, c.seed * 11 + 1, ab, false, c.offset);
+  const Batched hB =
+      make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : count, c.seed * 11 + 2, ab, false, c.offset);
+  const Batched hC = make_batched(m, n, ldc, stride_c, count, c.seed * 11 + 3, ct, c.beta == 0.0f, c.offset);
   const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, ab),
                              bytesC = encode(hC.values, ct);
   DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
   dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
+  const size_t ab_bytes = size_of(ab), c_bytes = size_of(ct);
 
   GemmArgs run;
   run.opA = c.opA, run.opB = c.opB, run.m = m, run.n = n, run.k = k, run.alpha = c.alpha, run.beta = c.beta;
-  run.A = dA.get(), run.lda = lda, run.B = dB.get(), run.ldb = ldb, run.C = dC.get(), run.ldc = ldc;
+  run.A = dA.get() + c.offset * ab_bytes, run.lda = lda, run.B = dB.get() + c.offset * ab_bytes, run.ldb = ldb;
+  run.C = dC.get() + c.offset * c_bytes, run.ldc = ldc;
   run.precision = c.precision;
   run.batch = count, run.stride_a = stride_a, run.stride_b = stride_b, run.stride_c = stride_c;
   GemmArgs ref = run;
-  ref.C = dRef.get();
+  ref.C = dRef.get() + c.offset * c_bytes;
   cublas.gemm(ref);
+  // The pointer-array form: matrix i of the call is matrix count - 1 - i of the strided one.
+  std::vector<uint64_t> pointers;
+  for (const auto& [base, stride, bytes] : {std::tuple{run.A, stride_a, ab_bytes}, std::tuple{run.B, stride_b, ab_bytes},
+                                            std::tuple<const void*, int64_t, size_t>{run.C, stride_c, c_bytes}}) {
+    for (int64_t i = count - 1; i >= 0; --i) {
+      pointers.push_back(reinterpret_cast<uint64_t>(static_cast<const char*>(base) + i * stride * int64_t(bytes)));
+    }
+  }
+  const DeviceBuffer<uint64_t> dPointers(c.pointers ? pointers : std::vector<uint64_t>{});
+  if (c.pointers) {
+    const auto* arrays = reinterpret_cast<void* const*>(dPointers.get());
+    run.a_array = arrays, run.b_array = arrays + count, run.c_array = arrays + 2 * count;
+    run.A = run.B = run.C = nullptr, run.stride_a = run.stride_b = run.stride_c = 0;
+  }
   check_cuda(cudaDeviceSynchronize(), "reference");
   const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
   const std::vector<uint8_t> bytesD = dC.download();
@@ -163,7 +183,7 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   for (int64_t i = 0; i < count; ++i) {
     const SgemmArgs host{c.opA, c.opB, m, n, k, c.alpha, hA.matrix(i), lda, hB.matrix(c.share_b ? 0 : i), ldb,
                          c.beta, const_cast<float*>(hC.matrix(i)), ldc};
-    check_matrix(D, R, i * stride_c, host, 64, gen, &r);
+    check_matrix(D, R, hC.at(i), host, 64, gen, &r);
   }
   verdict("the C matrices", &r);
   return r;

@@ -1,4 +1,4 @@
-// Verification of a strided batch (GemmArgs::batch): every matrix against
+// Verification of a strided or pointer-array batch (GemmArgs::batch): every matrix against
 // cuBLAS's strided-batched GEMM (a call per matrix for FP8) and a sample of
 // each against fp64, with guard elements between the matrices that must stay
 // as they are.
@@ -22,6 +22,10 @@ struct BatchCase {
   uint64_t seed = 1;
   bool share_b = false;        // stride_b = 0: one B for every GEMM (a weight shared by the batch)
   bool side_by_side = false;   // C's matrices side by side in each row (ldc spans them); else stacked
+  int64_t offset = 0;          // A, B and C start this many elements into their buffers
+  // A pointer-array batch (GemmArgs::a_array ...) over the same matrices, the
+  // arrays naming them in reverse order (each pointer is read, none implied).
+  bool pointers = false;
 };
 
 // Each operand's matrices lie kBatchGap guard elements apart; leading

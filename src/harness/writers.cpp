@@ -120,8 +120,9 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
                                    k.alignment, k.split_k ? "split-k" : "");
     s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     if (long_form) {
-      s += fmt::format("      {}\n      accepts: {}{}{}\n", k.summary, k.constraints,
+      s += fmt::format("      {}\n      accepts: {}{}{}{}\n", k.summary, k.constraints,
                        k.batched ? "; batched (a strided batch in one launch)" : "",
+                       k.pointer_array ? "; pointer arrays (GemmArgs::a_array, b_array, c_array)" : "",
                        k.grouped ? "; grouped (GemmArgs::group_offsets)" : "");
     }
   }

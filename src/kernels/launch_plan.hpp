@@ -27,6 +27,10 @@ inline bool fuses_in_kernel(const Epilogue& e) {
 
 // Whether a call is a grouped GEMM (GemmArgs::group_offsets or group_counts).
 inline bool grouped(const GemmArgs& a) { return a.group_offsets != nullptr || a.group_counts != nullptr; }
+// Whether a call is a pointer-array batch (GemmArgs::a_array, b_array, c_array).
+inline bool pointer_array(const GemmArgs& a) {
+  return a.a_array != nullptr || a.b_array != nullptr || a.c_array != nullptr;
+}
 // A masked grouped GEMM's rows per group (m / batch); 0 for any other call.
 inline int64_t group_capacity(const GemmArgs& a) {
   return a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0;
@@ -66,9 +70,15 @@ struct KPart {
 };
 
 // A strided batch (GemmArgs::batch) on a grid's z dimension: the elements
-// between consecutive matrices of A, B and C (0: one matrix for all).
+// between consecutive matrices of A, B and C (0: one matrix for all). A
+// pointer-array batch instead: block z's matrices are the arrays' entries
+// first + z, and the call's A, B, C (null for the batch) are offsets into them.
 struct MatrixStrides {
   int64_t a = 0, b = 0, c = 0;
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
+  void* const* c_array = nullptr;
+  int64_t first = 0;
 };
 
 // Whether every row of a matrix starts on a 16-byte boundary: p 16-byte aligned and ld elements
@@ -93,9 +103,11 @@ inline int64_t realigned_ld(int64_t values, size_t element_bytes) {
 // sums are apart because a call with more flags than the last would otherwise
 // take the last one's sums for raised flags. kOperands: operand copies;
 // kSplitParts: split-k parts; kProduct: the FP32 product an epilogue pass
-// reads. The last three are written by one launch and read by the next.
-enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts, kProduct };
-constexpr int kWorkspaceUses = 5;
+// reads; kTensorMaps: a pointer-array batch's tensor maps, made on the
+// device. The last four are written by one launch and read by the next.
+enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts, kProduct, kTensorMaps };
+constexpr int kWorkspaceUses = 6;
+constexpr size_t kTensorMapBytes = 128;  // a CUtensorMap
 constexpr size_t kWorkspaceAlignment = 256;  // each use's region in one workspace starts on this
 
 struct LaunchPlan;
@@ -122,6 +134,7 @@ struct LaunchPlan {
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
   size_t product_bytes = 0;   // an epilogue's FP32 product (m rows of product_ld(n))
+  int64_t pointer_maps = 0;   // a pointer-array batch on TMA kernels: its tensor maps (two per matrix)
   void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
 
   size_t bytes_for(WorkspaceUse use) const {
@@ -131,6 +144,7 @@ struct LaunchPlan {
       case WorkspaceUse::kOperands: return operand_bytes;
       case WorkspaceUse::kSplitParts: return parts_bytes;
       case WorkspaceUse::kProduct: return product_bytes;
+      case WorkspaceUse::kTensorMaps: return size_t(pointer_maps) * kTensorMapBytes;
     }
     return 0;
   }
@@ -143,7 +157,8 @@ struct LaunchPlan {
     return offset;
   }
   size_t workspace_bytes() const {
-    const size_t total = offset_of(WorkspaceUse::kProduct) + product_bytes;
+    constexpr WorkspaceUse kLast = WorkspaceUse(kWorkspaceUses - 1);
+    const size_t total = offset_of(kLast) + bytes_for(kLast);
     return total == 0 ? 0 : total + kWorkspaceAlignment;  // room to align the caller's pointer
   }
 };

@@ -42,7 +42,7 @@ cudaError_t plan_workspace(const LaunchPlan& plan, cudaStream_t stream, Workspac
   if (cudaError_t err = current_context(&context); err != cudaSuccess) return err;
   const bool per_thread =
       stream == cudaStreamPerThread || use == WorkspaceUse::kOperands || use == WorkspaceUse::kSplitParts ||
-      use == WorkspaceUse::kProduct;
+      use == WorkspaceUse::kProduct || use == WorkspaceUse::kTensorMaps;
   const Key key{context, stream, per_thread ? std::this_thread::get_id() : std::thread::id(), use};
   std::lock_guard<std::mutex> lock(g_mutex);
   Buffer& b = g_buffers[key];

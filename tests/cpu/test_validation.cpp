@@ -268,6 +268,26 @@ TEST(Validation, BatchRefusesPerCallExtras) {
 
 namespace {
 
+TEST(Validation, PointerArraysAreChecked) {
+  tessel::GemmArgs a = batch_of(3);
+  a.stride_a = a.stride_b = a.stride_c = 0;
+  a.a_array = reinterpret_cast<const void* const*>(0xa000);
+  expect_invalid_gemm(a, "b_array is null: a pointer-array batch sets a_array, b_array and c_array");
+  a.b_array = reinterpret_cast<const void* const*>(0xb000), a.c_array = reinterpret_cast<void* const*>(0xc004);
+  expect_invalid_gemm(a, "c_array is not aligned to its 8-byte pointers");
+  a.c_array = reinterpret_cast<void* const*>(0xc000);
+  expect_invalid_gemm(a, "A, B or C is set with a_array, b_array, c_array");
+  a.A = a.B = a.C = nullptr, a.stride_b = 30;
+  expect_invalid_gemm(a, "stride_a, stride_b or stride_c is set with a pointer-array batch");
+  a.stride_b = 0, a.epilogue.activation = tessel::Activation::kRelu;
+  expect_invalid_gemm(a, "an epilogue with a pointer-array batch");
+  a.epilogue = {}, a.group_offsets = reinterpret_cast<const int64_t*>(0x8000);
+  expect_invalid_gemm(a, "group_offsets or group_counts with a pointer-array batch");
+  // Null A, B, C are what the arrays ask for: nothing to do for batch 0 or m = 0.
+  a.group_offsets = nullptr, a.batch = 0;
+  EXPECT_TRUE(tessel::gemm(a).ok()) << tessel::gemm(a).message();
+}
+
 TEST(Validation, GroupedGemmsAreChecked) {
   tessel::GemmArgs a = tessel::to_gemm(good());
   a.batch = 3, a.stride_b = 30;

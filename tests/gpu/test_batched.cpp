@@ -2,16 +2,21 @@
 // side-by-side and shared-B layouts, against cuBLAS's strided-batched GEMM
 // and fp64, with guards between the matrices; every registered kernel by
 // name (in one launch where it walks batches, else a launch per matrix).
+// Pointer-array batches over the same layouts, reversed arrays and matrices
+// one element past 16 bytes, by name and auto-dispatch, captured into graphs.
 // Grouped GEMMs (GemmArgs::group_offsets): skewed and empty groups, tails
 // that no group covers, every kernel that takes them, the others' refusal.
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "gpu/gpu_test.hpp"
+#include "harness/reference.hpp"
 #include "harness/shapes.hpp"
+#include "harness/typed.hpp"
 #include "harness/verify_batch.hpp"
 
 namespace {
@@ -111,6 +116,148 @@ TEST_F(Batched, AutoDispatchPicksABatchKernel) {
   std::string name;
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   EXPECT_TRUE(tessel::find_kernel(name)->batched) << name;
+}
+
+// Whether this GPU's kernels take a pointer-array batch of precision p and op pair ops: the Hopper cluster
+// kernels (tf32 and FP8 with op pair N, T only: their other op pairs copy operands K-major first), and for FP32
+// step 08's kernels for any alignment.
+bool takes_pointer_arrays(const tessel::Precision& p, const OpPair& ops) {
+  if (p == tessel::Precision{}) return true;
+  const bool k_major = p.compute == tessel::Compute::kTF32 || tessel::is_fp8(p.ab);
+  return hopper() && (!k_major || ops == OpPair{Op::N, Op::T});
+}
+
+// Pointer-array batches (GemmArgs::a_array, b_array, c_array) over the layouts
+// of the strided ones, the arrays naming the matrices in reverse order, the
+// matrices aligned and one element past 16 bytes (the TMA kernels' maps start
+// there); k = 0 scales every matrix. Calls no kernel takes are refused and
+// write nothing.
+TEST_F(Batched, PointerArraysEveryPrecisionOpPairLayoutAndOffset) {
+  Cublas cublas;
+  struct Case {
+    Shape shape;
+    int64_t batch;
+  };
+  const std::vector<Case> cases = {{{67, 45, 33}, 3}, {{1, 300, 64}, 4}, {{130, 200, 260}, 2}, {{40, 30, 0}, 3}};
+  uint64_t seed = 900;
+  for (const std::string& name : precisions_here()) {
+    const tessel::Precision p = *tessel::parse_precision(name);
+    for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+      for (const Case& cs : cases) {
+        for (int64_t offset : {0, 1}) {
+          BatchCase c;
+          c.opA = ops.first, c.opB = ops.second, c.shape = cs.shape, c.batch = cs.batch, c.precision = p;
+          c.pointers = true, c.offset = offset, c.seed = seed++;
+          c.share_b = c.seed % 3 == 1, c.side_by_side = c.seed % 3 == 2;
+          if (c.seed % 2 == 0) c.alpha = -0.75f, c.beta = 1.25f;
+          const VerifyResult r = verify_batch(cublas, c);
+          const std::string what = name + " " + to_string(ops) + " " + to_string(cs.shape) + " x" +
+                                   std::to_string(cs.batch) + " offset " + std::to_string(offset);
+          if (takes_pointer_arrays(p, ops) || cs.shape.k == 0) {
+            EXPECT_TRUE(r.passed) << what << ": " << r.reason;
+          } else {
+            EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << what << ": " << r.status.message();
+            EXPECT_EQ(r.clobbered, 0) << what;
+          }
+        }
+      }
+    }
+  }
+}
+
+// Every kernel that takes pointer arrays, by name; the others refuse them.
+TEST_F(Batched, PointerArraysByNameAndTheOthersRefuse) {
+  Cublas cublas;
+  uint64_t seed = 1000;
+  for (const tessel::KernelInfo& k : tessel::kernels()) {
+    if (!runs_here(k)) continue;
+    BatchCase c;
+    c.kernel = k.name, c.opA = Op::N, c.opB = Op::T, c.batch = 3, c.precision = k.precisions.front();
+    c.shape = {std::min<int64_t>(k.max_m > 0 ? k.max_m : 150, 150), 140, 90};
+    c.pointers = true, c.offset = 1, c.seed = seed++, c.beta = 0.5f;
+    const VerifyResult r = verify_batch(cublas, c);
+    if (k.pointer_array) {
+      EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
+    } else {
+      EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
+      EXPECT_NE(r.status.message().find("pointer-array"), std::string::npos) << r.status.message();
+      EXPECT_EQ(r.clobbered, 0) << k.name;
+    }
+  }
+}
+
+// A pointer-array batch on the TMA kernels needs a workspace for its tensor
+// maps: given one, the call is captured into a graph, and a replay after the
+// arrays changed on the device reads the new matrices.
+TEST_F(Batched, PointerArraysCaptureIntoAGraphAndFollowTheArrays) {
+  if (!hopper()) GTEST_SKIP() << "the tensor maps of pointer-array batches are the Hopper kernels'";
+  const int64_t m = 96, n = 80, k = 64, batch = 4;
+  std::vector<float> hA(size_t(batch * m * k)), hB(size_t(batch * n * k));
+  fill_random(hA, 11), fill_random(hB, 12);
+  hA = decode(encode(hA, tessel::DType::kBF16), tessel::DType::kBF16);  // the values bf16 holds
+  hB = decode(encode(hB, tessel::DType::kBF16), tessel::DType::kBF16);
+  const std::vector<uint8_t> bytesA = encode(hA, tessel::DType::kBF16), bytesB = encode(hB, tessel::DType::kBF16);
+  DeviceBuffer<uint8_t> dA(bytesA), dB(bytesB), dC(size_t(batch * m * n) * 2);
+  std::vector<uint64_t> forward, backward;
+  for (int64_t i = 0; i < batch; ++i) forward.push_back(i), backward.push_back(batch - 1 - i);
+  // The arrays: A's, B's and C's pointers for matrices `order`.
+  auto arrays = [&](const std::vector<uint64_t>& order) {
+    std::vector<uint64_t> v;
+    for (uint64_t i : order) v.push_back(reinterpret_cast<uint64_t>(dA.get() + i * m * k * 2));
+    for (uint64_t i : order) v.push_back(reinterpret_cast<uint64_t>(dB.get() + i * n * k * 2));
+    for (int64_t i = 0; i < batch; ++i) v.push_back(reinterpret_cast<uint64_t>(dC.get() + i * m * n * 2));
+    return v;
+  };
+  DeviceBuffer<uint64_t> dArrays(arrays(forward));
+  tessel::GemmArgs a;
+  a.opA = Op::N, a.opB = Op::T, a.m = m, a.n = n, a.k = k, a.lda = k, a.ldb = k, a.ldc = n, a.batch = batch;
+  a.precision = *tessel::parse_precision("bf16");
+  const auto* p = reinterpret_cast<void* const*>(dArrays.get());
+  a.a_array = p, a.b_array = p + batch, a.c_array = p + 2 * batch;
+  size_t need = 0;
+  ASSERT_TRUE(tessel::workspace_size(a, &need).ok());
+  ASSERT_GE(need, size_t(2 * batch * 128)) << "two tensor maps a matrix";
+  // Without a workspace, capture is refused and C stays as it was.
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const tessel::Status refused = tessel::gemm(a, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  cudaGraphDestroy(graph);
+  EXPECT_EQ(refused.code(), tessel::StatusCode::kNotSupported) << refused.message();
+
+  DeviceBuffer<uint8_t> ws(need);
+  a.workspace = ws.get(), a.workspace_bytes = need;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const tessel::Status captured = tessel::gemm(a, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(captured.ok()) << captured.message();
+  cudaGraphExec_t exec;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (const auto* order : {&forward, &backward}) {
+    dArrays.upload(arrays(*order));
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const std::vector<float> got = decode(dC.download(), tessel::DType::kBF16);
+    double worst = 0;
+    for (int64_t i = 0; i < batch; ++i) {
+      const int64_t j = int64_t((*order)[size_t(i)]);  // C[i] = A[j] B[j]^T
+      for (int64_t r = 0; r < m; r += 7) {
+        for (int64_t c = 0; c < n; c += 5) {
+          double want = 0;
+          for (int64_t q = 0; q < k; ++q) {
+            want += double(hA[size_t((j * m + r) * k + q)]) * double(hB[size_t((j * n + c) * k + q)]);
+          }
+          worst = std::max(worst, std::abs(double(got[size_t((i * m + r) * n + c)]) - want));
+        }
+      }
+    }
+    EXPECT_LT(worst, 0.1) << (order == &forward ? "forward" : "backward");
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 class Grouped : public GpuTest {

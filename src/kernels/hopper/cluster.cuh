@@ -32,14 +32,37 @@ struct KParts {
 // false). A grouped GEMM: `count` groups of rows of one A and C, with B's
 // matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
 // or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
-// capacity on.
+// capacity on. A pointer-array batch: matrix i's A and B through maps[2 i]
+// and maps[2 i + 1] (make_pointer_maps), from a_array[i]'s and b_array[i]'s
+// pointer_shift on along their rows.
 struct Batches {
   int count;
   bool a, b;
   const int64_t* offsets = nullptr;
   const int64_t* counts = nullptr;
   int64_t capacity = 0;
+  const CUtensorMap* maps = nullptr;
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
   __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
+};
+
+// The producer's operands for the matrix it loads: the kernel's maps, or a
+// pointer-array batch's maps of that matrix (acquired as it changes) and
+// where the matrix starts in them.
+template <class T>
+struct ProducerMaps {
+  const CUtensorMap* a;
+  const CUtensorMap* b;
+  int shift_a = 0, shift_b = 0, matrix = -1;
+  __device__ void at(const Batches& batches, int m) {
+    if (batches.maps == nullptr || m == matrix) return;
+    matrix = m;
+    a = &batches.maps[2 * m], b = a + 1;
+    device::sm90::acquire_tensor_map(a), device::sm90::acquire_tensor_map(b);
+    shift_a = device::sm90::pointer_shift(batches.a_array[m], sizeof(T));
+    shift_b = device::sm90::pointer_shift(batches.b_array[m], sizeof(T));
+  }
 };
 
 // The walk over a grouped GEMM's work items, one thread's: its items come in
@@ -121,13 +144,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::release_registers<Cfg::kProducerRegs>();
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
+      ProducerMaps<T> maps{&map_a, &map_b};
       for (int w = first; w < items; w += stride) {
         TileAt at;
         int k0, k1;
         if (item(w, at, k0, k1) < 0) break;
         const int matrix = batches.grouped() ? walk.g : at.matrix;
-        produce_tile(smem, &map_a, &map_b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
-                     batches.b ? matrix : 0);
+        maps.at(batches, matrix);
+        produce_tile(smem, maps.a, maps.b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
+                     batches.b ? matrix : 0, maps.shift_a, maps.shift_b);
       }
       producer_tail(smem, ring);
     }
@@ -150,6 +175,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 }
 
+// A pointer-array batch's tensor maps (*maps, in the plan's workspace): the
+// host makes those of Ops' layouts over a stand-in address (*map_a, *map_b),
+// the device one pair per matrix from them (make_pointer_maps).
+template <class Ops, bool TA, bool TB>
+cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, const CUtensorMap** maps,
+                         CUtensorMap* map_a, CUtensorMap* map_b) {
+  void* region = nullptr;
+  if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kTensorMaps, &region); err != cudaSuccess) {
+    return err;
+  }
+  GemmArgs stand_in = a;
+  stand_in.A = stand_in.B = region;  // 16-byte aligned; every matrix's map replaces it
+  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
+  CUtensorMap* made = static_cast<CUtensorMap*>(region);
+  *maps = made;
+  return make_pointer_maps(*map_a, *map_b, a.a_array, a.b_array, a.batch, TA ? a.m : a.k, TB ? a.k : a.n,
+                           int(size_of(a.precision.ab)), made, stream);
+}
+
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
 // 16-bit type, when C is not FP32).
 template <class Cfg, class T, bool TA, bool TB, class Out = T, bool Blocks = false>
@@ -165,8 +209,8 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
     out.m = plan.splits * plan.part_rows;
   }
-  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                        a.group_offsets, a.group_counts, group_capacity(a)};
+  Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
+                  a.group_offsets, a.group_counts, group_capacity(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
   const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
@@ -187,8 +231,17 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
-  if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-  if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+  if (pointer_array(a)) {  // each matrix's maps made on the device; C by direct stores
+    if (cudaError_t err = pointer_maps<Ops, TA, TB>(a, plan, stream, &batches.maps, &map_a, &map_b);
+        err != cudaSuccess) {
+      return err;
+    }
+    batches.a_array = a.a_array, batches.b_array = a.b_array;
+    map_c = CUtensorMap{};
+  } else {
+    if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+    if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+  }
   if (cudaError_t err =
           launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T, Out>(out), tma_store,
                                 parts, batches);

@@ -231,7 +231,15 @@ template <class Cfg, bool AlignedA, bool AlignedB, bool AlignedC, KSplit Split, 
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kMinBlocks)
     pipelined_kernel(SgemmArgs p, int64_t k_per_split, int64_t part_stride, MatrixStrides batch) {
   constexpr bool SplitK = Split != KSplit::kNone;
-  if constexpr (!SplitK) p.A += blockIdx.z * batch.a, p.B += blockIdx.z * batch.b, p.C += blockIdx.z * batch.c;
+  if constexpr (!SplitK) {
+    if (batch.c_array != nullptr) {
+      const int64_t z = batch.first + blockIdx.z;
+      p.A = device::offset_from(batch.a_array[z], p.A), p.B = device::offset_from(batch.b_array[z], p.B);
+      p.C = device::offset_from(batch.c_array[z], p.C);
+    } else {
+      p.A += blockIdx.z * batch.a, p.B += blockIdx.z * batch.b, p.C += blockIdx.z * batch.c;
+    }
+  }
   extern __shared__ float4 smem[];
   int bm, bn;
   block_tile<Cfg, Linear>(p, bm, bn);

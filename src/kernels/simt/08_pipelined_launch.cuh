@@ -67,11 +67,12 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
         return err;
       }
       // A strided batch on z (one part of k), in launches of at most kMaxGridZ matrices.
-      const MatrixStrides strides{call.stride_a, call.stride_b, call.stride_c};
+      MatrixStrides strides{call.stride_a, call.stride_b, call.stride_c, call.a_array, call.b_array, call.c_array};
       const int64_t matrices = splits > 1 ? 1 : call.batch;
       for (int64_t b0 = 0; b0 < matrices; b0 += device::kMaxGridZ) {
         SgemmArgs first = out;
         first.A += b0 * strides.a, first.B += b0 * strides.b, first.C += b0 * strides.c;
+        strides.first = b0;
         const unsigned z = unsigned(splits > 1 ? splits : std::min(device::kMaxGridZ, matrices - b0));
         if (cudaError_t err = device::split_rows(first, Cfg::kBM, [&](const SgemmArgs& p) {
               const dim3 grid(device::ceil_div(p.n, Cfg::kBN), device::ceil_div(p.m, Cfg::kBM), z);
@@ -98,8 +99,9 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
   if constexpr (Aligned) {
     err = launch_split(device::Bool<true>{}, device::Bool<true>{});
   } else {  // the kernel for any alignment still reads an operand that is aligned in 16-byte chunks
-    err = device::with_bools(in_16_byte_units(args.A, args.lda, sizeof(float)),
-                             in_16_byte_units(args.B, args.ldb, sizeof(float)), launch_split);
+    const bool arrays = pointer_array(call);  // each matrix's pointer is known on the device only
+    err = device::with_bools(!arrays && in_16_byte_units(args.A, args.lda, sizeof(float)),
+                             !arrays && in_16_byte_units(args.B, args.ldb, sizeof(float)), launch_split);
   }
   if (err != cudaSuccess || !to_parts) return err;
   return launch_sum_parts(out.C, splits, part_stride, out.ldc, args.beta, args.C, args.m, args.n, args.ldc, stream);
