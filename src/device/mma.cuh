@@ -318,7 +318,10 @@ struct TcParams {
   const float* scale_b = nullptr;
   Fp8BlockScales block_scales = {};  // FP8 block scales (GemmArgs::block_scales)
   int64_t stride_c = 0;  // a strided batch: C's matrices this many elements apart
-  void* const* c_array = nullptr;  // a pointer-array batch: C's matrices (c_pairs then says ldc only)
+  // A pointer-array batch: its matrices (A, B, C null; c_pairs then says ldc only).
+  const void* const* a_array = nullptr;
+  const void* const* b_array = nullptr;
+  void* const* c_array = nullptr;
   Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
   float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
 };
@@ -331,7 +334,7 @@ inline TcParams<T, Out> tc_params(const GemmArgs& a) {
   TcParams<T, Out> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
                      a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
   p.scale_a = a.scale_a, p.scale_b = a.scale_b, p.block_scales = a.block_scales, p.stride_c = a.stride_c;
-  p.c_array = a.c_array;
+  p.a_array = a.a_array, p.b_array = a.b_array, p.c_array = a.c_array;
   p.epi = a.epilogue;
   if (a.epilogue.any()) p.epi_alpha = p.alpha, p.alpha = 1.0f;
   return p;

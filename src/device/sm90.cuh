@@ -126,20 +126,10 @@ __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
 // Tensor maps edited in global memory (a pointer-array batch's, one per
 // matrix): the editing thread releases its edits to the tensor-map proxy,
 // the thread whose TMA copies read the map acquires it (128 bytes) first.
+// The address must stay 16-byte aligned.
 __device__ __forceinline__ void replace_tensor_map_address(CUtensorMap* map, const void* base) {
   asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(map)),
                "l"(reinterpret_cast<uint64_t>(base))
-               : "memory");
-}
-// A pointer-array batch's matrix at p, read through a map whose address is
-// p rounded down to 16 bytes (TMA's need): its elements start this many in.
-__device__ __forceinline__ int pointer_shift(const void* p, int element_bytes) {
-  return int(reinterpret_cast<uintptr_t>(p) % 16) / element_bytes;
-}
-// The extent of the innermost dimension (elements).
-__device__ __forceinline__ void replace_tensor_map_inner(CUtensorMap* map, int extent) {
-  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], 0, %1;" ::"l"(reinterpret_cast<uint64_t>(map)),
-               "r"(extent)
                : "memory");
 }
 __device__ __forceinline__ void release_tensor_maps() {

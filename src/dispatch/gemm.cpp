@@ -396,12 +396,12 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
   if (impl::grouped(a) && !info.grouped) return kGrouped;
   if (impl::pointer_array(a) && !info.pointer_array) return kPointerArray;
+  // Layout and alignment matter only when the kernel itself runs.
+  if (!multiplies(a)) return kNone;
   // K-major copies of every matrix need their pointers on the host.
   if (impl::pointer_array(a) && e.copies == Copies::kKMajor && (a.opA != Op::N || a.opB != Op::T)) {
     return kPointerArrayOps;
   }
-  // Layout and alignment matter only when the kernel itself runs.
-  if (!multiplies(a)) return kNone;
   const std::array<OperandView, 3> ops = operand_views(info, a);
   const bool copied[3] = {realign.a, realign.b, false};
   for (int i = 0; i < 3; ++i) {

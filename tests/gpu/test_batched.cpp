@@ -165,7 +165,7 @@ TEST_F(Batched, PointerArraysEveryPrecisionOpPairLayoutAndOffset) {
   }
 }
 
-// Every kernel that takes pointer arrays, by name; the others refuse them.
+// Every kernel that takes pointer arrays, by name (aligned matrices); the others refuse them.
 TEST_F(Batched, PointerArraysByNameAndTheOthersRefuse) {
   Cublas cublas;
   uint64_t seed = 1000;
@@ -174,7 +174,7 @@ TEST_F(Batched, PointerArraysByNameAndTheOthersRefuse) {
     BatchCase c;
     c.kernel = k.name, c.opA = Op::N, c.opB = Op::T, c.batch = 3, c.precision = k.precisions.front();
     c.shape = {std::min<int64_t>(k.max_m > 0 ? k.max_m : 150, 150), 140, 90};
-    c.pointers = true, c.offset = 1, c.seed = seed++, c.beta = 0.5f;
+    c.pointers = true, c.seed = seed++, c.beta = 0.5f;
     const VerifyResult r = verify_batch(cublas, c);
     if (k.pointer_array) {
       EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
@@ -187,28 +187,35 @@ TEST_F(Batched, PointerArraysByNameAndTheOthersRefuse) {
 }
 
 // A pointer-array batch on the TMA kernels needs a workspace for its tensor
-// maps: given one, the call is captured into a graph, and a replay after the
-// arrays changed on the device reads the new matrices.
+// maps: given one, the call is captured into a graph, and replays after the
+// arrays changed on the device read the new matrices, one of them starting
+// an element past 16 bytes among aligned ones.
 TEST_F(Batched, PointerArraysCaptureIntoAGraphAndFollowTheArrays) {
   if (!hopper()) GTEST_SKIP() << "the tensor maps of pointer-array batches are the Hopper kernels'";
   const int64_t m = 96, n = 80, k = 64, batch = 4;
-  std::vector<float> hA(size_t(batch * m * k)), hB(size_t(batch * n * k));
+  std::vector<float> hA(size_t(batch * m * k + 8)), hB(size_t(batch * n * k));
   fill_random(hA, 11), fill_random(hB, 12);
   hA = decode(encode(hA, tessel::DType::kBF16), tessel::DType::kBF16);  // the values bf16 holds
   hB = decode(encode(hB, tessel::DType::kBF16), tessel::DType::kBF16);
   const std::vector<uint8_t> bytesA = encode(hA, tessel::DType::kBF16), bytesB = encode(hB, tessel::DType::kBF16);
   DeviceBuffer<uint8_t> dA(bytesA), dB(bytesB), dC(size_t(batch * m * n) * 2);
-  std::vector<uint64_t> forward, backward;
-  for (int64_t i = 0; i < batch; ++i) forward.push_back(i), backward.push_back(batch - 1 - i);
-  // The arrays: A's, B's and C's pointers for matrices `order`.
-  auto arrays = [&](const std::vector<uint64_t>& order) {
+  // Matrix i of the call multiplies A and B matrix order[i]; A starts shift[i] elements further on.
+  struct Order {
+    const char* name;
+    std::vector<int64_t> order, shift;
+  };
+  const std::vector<Order> orders = {
+      {"forward", {0, 1, 2, 3}, {0, 0, 0, 0}}, {"backward", {3, 2, 1, 0}, {0, 0, 0, 0}}, {"one off", {2, 0, 3, 1}, {0, 1, 0, 0}}};
+  auto arrays = [&](const Order& o) {
     std::vector<uint64_t> v;
-    for (uint64_t i : order) v.push_back(reinterpret_cast<uint64_t>(dA.get() + i * m * k * 2));
-    for (uint64_t i : order) v.push_back(reinterpret_cast<uint64_t>(dB.get() + i * n * k * 2));
+    for (size_t i = 0; i < o.order.size(); ++i) {
+      v.push_back(reinterpret_cast<uint64_t>(dA.get() + (o.order[i] * m * k + o.shift[i]) * 2));
+    }
+    for (int64_t i : o.order) v.push_back(reinterpret_cast<uint64_t>(dB.get() + i * n * k * 2));
     for (int64_t i = 0; i < batch; ++i) v.push_back(reinterpret_cast<uint64_t>(dC.get() + i * m * n * 2));
     return v;
   };
-  DeviceBuffer<uint64_t> dArrays(arrays(forward));
+  DeviceBuffer<uint64_t> dArrays(arrays(orders[0]));
   tessel::GemmArgs a;
   a.opA = Op::N, a.opB = Op::T, a.m = m, a.n = n, a.k = k, a.lda = k, a.ldb = k, a.ldc = n, a.batch = batch;
   a.precision = *tessel::parse_precision("bf16");
@@ -235,25 +242,25 @@ TEST_F(Batched, PointerArraysCaptureIntoAGraphAndFollowTheArrays) {
   ASSERT_TRUE(captured.ok()) << captured.message();
   cudaGraphExec_t exec;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
-  for (const auto* order : {&forward, &backward}) {
-    dArrays.upload(arrays(*order));
+  for (const Order& o : orders) {
+    dArrays.upload(arrays(o));
     ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
     ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
     const std::vector<float> got = decode(dC.download(), tessel::DType::kBF16);
     double worst = 0;
     for (int64_t i = 0; i < batch; ++i) {
-      const int64_t j = int64_t((*order)[size_t(i)]);  // C[i] = A[j] B[j]^T
+      const int64_t j = o.order[size_t(i)], a0 = j * m * k + o.shift[size_t(i)];  // C[i] = A[j] B[j]^T
       for (int64_t r = 0; r < m; r += 7) {
         for (int64_t c = 0; c < n; c += 5) {
           double want = 0;
           for (int64_t q = 0; q < k; ++q) {
-            want += double(hA[size_t((j * m + r) * k + q)]) * double(hB[size_t((j * n + c) * k + q)]);
+            want += double(hA[size_t(a0 + r * k + q)]) * double(hB[size_t((j * n + c) * k + q)]);
           }
           worst = std::max(worst, std::abs(double(got[size_t((i * m + r) * n + c)]) - want));
         }
       }
     }
-    EXPECT_LT(worst, 0.1) << (order == &forward ? "forward" : "backward");
+    EXPECT_LT(worst, 0.1) << o.name;
   }
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);

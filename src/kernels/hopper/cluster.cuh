@@ -11,6 +11,7 @@
 
 #include "device/common.cuh"
 #include "kernels/hopper/configs.hpp"
+#include "kernels/hopper/pointer_maps.cuh"
 #include "kernels/hopper/warp_specialized.cuh"
 #include "kernels/kernels.hpp"
 #include "kernels/workspace.hpp"
@@ -33,8 +34,7 @@ struct KParts {
 // matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
 // or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
 // capacity on. A pointer-array batch: matrix i's A and B through maps[2 i]
-// and maps[2 i + 1] (make_pointer_maps), from a_array[i]'s and b_array[i]'s
-// pointer_shift on along their rows.
+// and maps[2 i + 1] (pointer_maps.cuh).
 struct Batches {
   int count;
   bool a, b;
@@ -42,26 +42,20 @@ struct Batches {
   const int64_t* counts = nullptr;
   int64_t capacity = 0;
   const CUtensorMap* maps = nullptr;
-  const void* const* a_array = nullptr;
-  const void* const* b_array = nullptr;
   __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
 };
 
-// The producer's operands for the matrix it loads: the kernel's maps, or a
-// pointer-array batch's maps of that matrix (acquired as it changes) and
-// where the matrix starts in them.
-template <class T>
+// The producer's maps for the matrix it loads: the kernel's, or a
+// pointer-array batch's maps of that matrix (acquired as it changes).
 struct ProducerMaps {
   const CUtensorMap* a;
   const CUtensorMap* b;
-  int shift_a = 0, shift_b = 0, matrix = -1;
+  int matrix = -1;
   __device__ void at(const Batches& batches, int m) {
     if (batches.maps == nullptr || m == matrix) return;
     matrix = m;
     a = &batches.maps[2 * m], b = a + 1;
     device::sm90::acquire_tensor_map(a), device::sm90::acquire_tensor_map(b);
-    shift_a = device::sm90::pointer_shift(batches.a_array[m], sizeof(T));
-    shift_b = device::sm90::pointer_shift(batches.b_array[m], sizeof(T));
   }
 };
 
@@ -144,7 +138,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     sm90::release_registers<Cfg::kProducerRegs>();
     if (t == 0) {
       sm90::prefetch_tensor_map(&map_a), sm90::prefetch_tensor_map(&map_b);
-      ProducerMaps<T> maps{&map_a, &map_b};
+      ProducerMaps maps{&map_a, &map_b};
       for (int w = first; w < items; w += stride) {
         TileAt at;
         int k0, k1;
@@ -152,7 +146,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         const int matrix = batches.grouped() ? walk.g : at.matrix;
         maps.at(batches, matrix);
         produce_tile(smem, maps.a, maps.b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
-                     batches.b ? matrix : 0, maps.shift_a, maps.shift_b);
+                     batches.b ? matrix : 0);
       }
       producer_tail(smem, ring);
     }
@@ -177,8 +171,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 
 // A pointer-array batch's tensor maps (*maps, in the plan's workspace): the
 // host makes those of Ops' layouts over a stand-in address (*map_a, *map_b),
-// the device one pair per matrix from them (make_pointer_maps).
-template <class Ops, bool TA, bool TB>
+// a block per matrix its own from them (pointer_maps.cuh).
+template <class Ops, class T, class Out, bool TA, bool TB>
 cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, const CUtensorMap** maps,
                          CUtensorMap* map_a, CUtensorMap* map_b) {
   void* region = nullptr;
@@ -190,8 +184,8 @@ cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
   CUtensorMap* made = static_cast<CUtensorMap*>(region);
   *maps = made;
-  return make_pointer_maps(*map_a, *map_b, a.a_array, a.b_array, a.batch, TA ? a.m : a.k, TB ? a.k : a.n,
-                           int(size_of(a.precision.ab)), made, stream);
+  return device::launch(pointer_maps_kernel<T, Out, TA, TB>, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b,
+                        device::tc_params<T, Out>(a), made);
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
@@ -232,11 +226,10 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
   if (pointer_array(a)) {  // each matrix's maps made on the device; C by direct stores
-    if (cudaError_t err = pointer_maps<Ops, TA, TB>(a, plan, stream, &batches.maps, &map_a, &map_b);
+    if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &batches.maps, &map_a, &map_b);
         err != cudaSuccess) {
       return err;
     }
-    batches.a_array = a.a_array, batches.b_array = a.b_array;
     map_c = CUtensorMap{};
   } else {
     if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;

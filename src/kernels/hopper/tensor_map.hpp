@@ -27,15 +27,6 @@ cudaError_t make_batched_tensor_map(CUtensorMap* map, const void* base, DType dt
                                     int64_t ld, int64_t matrices, int64_t matrix_stride, int box_inner,
                                     int box_outer, bool tf32 = false);
 
-// A pointer-array batch's tensor maps, made on the device where its
-// pointers are: maps[2 i] is a, maps[2 i + 1] is b (rank-3 maps of one
-// matrix), each with the address of a_array[i] or b_array[i] rounded down to
-// 16 bytes and its innermost extent (inner_a, inner_b) grown by the elements
-// rounded off (device::sm90::pointer_shift: where the matrix starts in it).
-cudaError_t make_pointer_maps(const CUtensorMap& a, const CUtensorMap& b, const void* const* a_array,
-                              const void* const* b_array, int64_t count, int64_t inner_a, int64_t inner_b,
-                              int element_bytes, CUtensorMap* maps, cudaStream_t stream);
-
 // The driver's answer to this thread's last tensor-map encoding (CUDA_SUCCESS
 // when it worked): kept so that a failed launch can say what the encoder said.
 CUresult last_tensor_map_result();

@@ -20,29 +20,25 @@
 #include "device/fused_epilogue.cuh"
 #include "device/sm90.cuh"
 #include "kernels/hopper/launch.cuh"
+#include "kernels/hopper/pointer_maps.cuh"
 
 namespace tessel::impl {
 
 // Loads k-slices k0..k1-1 of the tile at (m0, n0) into the ring (rank:
 // this CTA's rank in its cluster; matrix_a, matrix_b: the matrices of A and B
-// in a strided batch; shift_a, shift_b: where the operands start along their
-// stored rows, in elements: a pointer-array batch's pointer_shift).
+// in a strided batch).
 template <class Ops, int S>
 __device__ __forceinline__ void produce_tile(const Sm90Smem<Ops, S>& smem, const CUtensorMap* map_a,
                                              const CUtensorMap* map_b, device::sm90::Ring<S>& ring, int m0, int n0,
-                                             int k0, int k1, int rank = 0, int matrix_a = 0, int matrix_b = 0,
-                                             int shift_a = 0, int shift_b = 0) {
+                                             int k0, int k1, int rank = 0, int matrix_a = 0, int matrix_b = 0) {
   namespace sm90 = device::sm90;
-  // The stored rows run along k (K-major) or along m / n (MN-major: transposed).
-  const int row_a = Ops::A::kTransposed ? shift_a : 0, k_a = Ops::A::kTransposed ? 0 : shift_a;
-  const int row_b = Ops::B::kTransposed ? shift_b : 0, k_b = Ops::B::kTransposed ? 0 : shift_b;
   for (int kt = k0; kt < k1; ++kt, ring.next()) {
     uint64_t* full = &smem.full()[ring.stage];
     sm90::bar_wait(&smem.empty()[ring.stage], ring.parity ^ 1);  // the consumers are done with it
     sm90::bar_expect_bytes(full, Ops::kStageBytes);
     constexpr uint16_t kAll = (1u << Ops::kCluster) - 1;  // multicast to every CTA of the cluster
-    Ops::A::load(smem.a(ring.stage), map_a, full, m0 + row_a, kt * Ops::kSliceK + k_a, matrix_a);
-    Ops::B::load(smem.b(ring.stage), map_b, full, n0 + row_b, kt * Ops::kSliceK + k_b, matrix_b, rank, kAll);
+    Ops::A::load(smem.a(ring.stage), map_a, full, m0, kt * Ops::kSliceK, matrix_a);
+    Ops::B::load(smem.b(ring.stage), map_b, full, n0, kt * Ops::kSliceK, matrix_b, rank, kAll);
   }
 }
 
@@ -360,6 +356,7 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
     P q = p;  // the matrix's C
     const int64_t c_bytes = p.c_f32 ? sizeof(float) : sizeof(typename P::C16);
     if (p.c_array != nullptr) {  // a pointer-array batch: pairs where this matrix's pointer allows
+      if (off_tma(p.a_array, p.b_array, matrix)) return;  // multiplied apart (pointer_maps.cuh)
       q.C = p.c_array[matrix];
       q.c_pairs = p.c_pairs && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
     } else {

@@ -1,0 +1,99 @@
+// Internal: a pointer-array batch on the Hopper cluster kernels (cluster.cuh).
+// Its pointers live on the device, so its tensor maps are made there: a block
+// per matrix copies the host-made maps of A and B and points them at the
+// matrix (tensormap.replace), before the GEMM kernel reads them. TMA reads
+// boxes from 16-byte boundaries only, so a matrix whose A or B starts off one
+// (off_tma) is multiplied by its block here instead, element by element, and
+// the GEMM kernel, which reads its map's aligned address, stores nothing for it.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "device/common.cuh"
+#include "device/mma.cuh"
+#include "device/sm90.cuh"
+
+namespace tessel::impl {
+
+__device__ __forceinline__ bool off_tma(const void* const* a_array, const void* const* b_array, int64_t i) {
+  return ((reinterpret_cast<uintptr_t>(a_array[i]) | reinterpret_cast<uintptr_t>(b_array[i])) & 15) != 0;
+}
+
+// The block of make_pointer_maps, and the tiles it multiplies a matrix in (FP32, 4 x 4 results a thread).
+constexpr int kMapThreads = 256, kApartTile = 64, kApartK = 16;
+
+// C = alpha op(A) op(B) + beta C for one matrix (p's sizes), any alignment.
+template <class T, class Out, bool TA, bool TB>
+__device__ void multiply_apart(const device::TcParams<T, Out>& p, const T* A, const T* B, void* C) {
+  __shared__ float sa[kApartK][kApartTile + 1], sb[kApartK][kApartTile + 1];
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  for (int64_t i0 = 0; i0 < p.m; i0 += kApartTile) {
+    for (int64_t j0 = 0; j0 < p.n; j0 += kApartTile) {
+      float acc[4][4] = {};
+      for (int64_t k0 = 0; k0 < p.k; k0 += kApartK) {
+        for (int e = threadIdx.x; e < kApartK * kApartTile; e += kMapThreads) {
+          const int kk = e / kApartTile, r = e % kApartTile;
+          const int64_t i = i0 + r, j = j0 + r, k = k0 + kk;
+          sa[kk][r] = i < p.m && k < p.k ? device::to_float(A[TA ? k * p.lda + i : i * p.lda + k]) : 0.0f;
+          sb[kk][r] = j < p.n && k < p.k ? device::to_float(B[TB ? j * p.ldb + k : k * p.ldb + j]) : 0.0f;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < kApartK; ++kk) {
+#pragma unroll
+          for (int a = 0; a < 4; ++a) {
+#pragma unroll
+            for (int b = 0; b < 4; ++b) acc[a][b] += sa[kk][4 * ty + a] * sb[kk][4 * tx + b];
+          }
+        }
+        __syncthreads();
+      }
+      for (int a = 0; a < 4; ++a) {
+        for (int b = 0; b < 4; ++b) {
+          const int64_t i = i0 + 4 * ty + a, j = j0 + 4 * tx + b;
+          if (i >= p.m || j >= p.n) continue;
+          auto store = [&](auto* c) {
+            using CT = std::remove_pointer_t<decltype(c)>;
+            const float v = p.alpha * acc[a][b];
+            c[i * p.ldc + j] = device::from_float<CT>(p.beta != 0.0f ? v + p.beta * device::to_float(c[i * p.ldc + j]) : v);
+          };
+          if (p.c_f32) {
+            store(static_cast<float*>(C));
+          } else {
+            store(static_cast<Out*>(C));
+          }
+        }
+      }
+    }
+  }
+}
+
+// Block i: matrix i's maps (maps[2 i], maps[2 i + 1], from a and b), or the matrix itself.
+template <class T, class Out, bool TA, bool TB>
+__global__ void __launch_bounds__(kMapThreads)
+    pointer_maps_kernel(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
+                        device::TcParams<T, Out> p, CUtensorMap* maps) {
+  namespace sm90 = device::sm90;
+  const int64_t i = blockIdx.x;
+  const void* pa = p.a_array[i];
+  const void* pb = p.b_array[i];
+  // An address off 16 bytes (off_tma) rounded down: valid to read, its results never stored.
+  auto point = [](const CUtensorMap& from, const void* at, CUtensorMap* to) {
+    const uint4* src = reinterpret_cast<const uint4*>(&from);
+    uint4* dst = reinterpret_cast<uint4*>(to);
+#pragma unroll
+    for (int w = 0; w < int(sizeof(CUtensorMap) / sizeof(uint4)); ++w) dst[w] = src[w];
+    sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15)));
+  };
+  if (threadIdx.x == 0) {
+    point(a, pa, &maps[2 * i]), point(b, pb, &maps[2 * i + 1]);
+    sm90::release_tensor_maps();
+  }
+  if (off_tma(p.a_array, p.b_array, i)) {
+    if constexpr (sizeof(T) == 1) device::fold_scales(p);
+    multiply_apart<T, Out, TA, TB>(p, static_cast<const T*>(pa), static_cast<const T*>(pb), p.c_array[i]);
+  }
+}
+
+}  // namespace tessel::impl
