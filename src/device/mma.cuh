@@ -13,6 +13,7 @@
 // ldmatrix.x4 delivers when lanes 8q..8q+7 point at the rows of block q.
 #pragma once
 
+#include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -318,10 +319,12 @@ struct TcParams {
   const float* scale_b = nullptr;
   Fp8BlockScales block_scales = {};  // FP8 block scales (GemmArgs::block_scales)
   int64_t stride_c = 0;  // a strided batch: C's matrices this many elements apart
-  // A pointer-array batch: its matrices (A, B, C null; c_pairs then says ldc only).
+  // A pointer-array batch: its matrices (A, B, C null; c_pairs then says ldc only),
+  // and on the Hopper kernels matrix i's maps of A, B, C at [3 i], [3 i + 1], [3 i + 2].
   const void* const* a_array = nullptr;
   const void* const* b_array = nullptr;
   void* const* c_array = nullptr;
+  const CUtensorMap* matrix_maps = nullptr;
   Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
   float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
 };

@@ -297,7 +297,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
 
   // Whole tiles: the groups fill the GPU; a pointer-array batch's matrices are known on the device only.
   if (impl::grouped(a) || impl::pointer_array(a)) p = lean_plan(p, *e, a, realign);
-  if (impl::pointer_array(a) && e->info.max_compute_capability == 90) p.pointer_maps = 2 * a.batch;
+  if (impl::pointer_array(a) && e->info.max_compute_capability == 90) p.pointer_maps = 3 * a.batch;
   // Operands copied transposed first (a batch in one launch: all its matrices at once).
   switch (e->copies) {
     case Copies::kNone:

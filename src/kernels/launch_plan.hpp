@@ -134,7 +134,7 @@ struct LaunchPlan {
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
   size_t product_bytes = 0;   // an epilogue's FP32 product (m rows of product_ld(n))
-  int64_t pointer_maps = 0;   // a pointer-array batch on TMA kernels: its tensor maps (two per matrix)
+  int64_t pointer_maps = 0;   // a pointer-array batch on TMA kernels: its tensor maps (three per matrix)
   void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
 
   size_t bytes_for(WorkspaceUse use) const {

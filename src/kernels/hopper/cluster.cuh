@@ -33,28 +33,27 @@ struct KParts {
 // false). A grouped GEMM: `count` groups of rows of one A and C, with B's
 // matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
 // or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
-// capacity on. A pointer-array batch: matrix i's A and B through maps[2 i]
-// and maps[2 i + 1] (pointer_maps.cuh).
+// capacity on.
 struct Batches {
   int count;
   bool a, b;
   const int64_t* offsets = nullptr;
   const int64_t* counts = nullptr;
   int64_t capacity = 0;
-  const CUtensorMap* maps = nullptr;
   __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
 };
 
 // The producer's maps for the matrix it loads: the kernel's, or a
-// pointer-array batch's maps of that matrix (acquired as it changes).
+// pointer-array batch's maps of that matrix (TcParams::matrix_maps,
+// acquired as it changes).
 struct ProducerMaps {
   const CUtensorMap* a;
   const CUtensorMap* b;
   int matrix = -1;
-  __device__ void at(const Batches& batches, int m) {
-    if (batches.maps == nullptr || m == matrix) return;
+  __device__ void at(const CUtensorMap* maps, int m) {
+    if (maps == nullptr || m == matrix) return;
     matrix = m;
-    a = &batches.maps[2 * m], b = a + 1;
+    a = &maps[3 * m], b = a + 1;
     device::sm90::acquire_tensor_map(a), device::sm90::acquire_tensor_map(b);
   }
 };
@@ -144,7 +143,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         int k0, k1;
         if (item(w, at, k0, k1) < 0) break;
         const int matrix = batches.grouped() ? walk.g : at.matrix;
-        maps.at(batches, matrix);
+        maps.at(p.matrix_maps, matrix);
         produce_tile(smem, maps.a, maps.b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
                      batches.b ? matrix : 0);
       }
@@ -169,23 +168,25 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 }
 
-// A pointer-array batch's tensor maps (*maps, in the plan's workspace): the
-// host makes those of Ops' layouts over a stand-in address (*map_a, *map_b),
-// a block per matrix its own from them (pointer_maps.cuh).
+// A pointer-array batch's tensor maps (p->matrix_maps, in the plan's
+// workspace): the host makes those of Ops' layouts over a stand-in address
+// (*map_a, *map_b, *map_c; *tma_store: whether C's rows allow TMA stores), a
+// block per matrix its own from them (pointer_maps.cuh).
 template <class Ops, class T, class Out, bool TA, bool TB>
-cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, const CUtensorMap** maps,
-                         CUtensorMap* map_a, CUtensorMap* map_b) {
+cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream,
+                         device::TcParams<T, Out>* p, CUtensorMap* map_a, CUtensorMap* map_b, CUtensorMap* map_c,
+                         bool* tma_store) {
   void* region = nullptr;
   if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kTensorMaps, &region); err != cudaSuccess) {
     return err;
   }
   GemmArgs stand_in = a;
-  stand_in.A = stand_in.B = region;  // 16-byte aligned; every matrix's map replaces it
+  stand_in.A = stand_in.B = stand_in.C = region;  // 16-byte aligned; every matrix's maps replace it
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
-  CUtensorMap* made = static_cast<CUtensorMap*>(region);
-  *maps = made;
+  if (cudaError_t err = make_store_map(stand_in, map_c, tma_store); err != cudaSuccess) return err;
+  p->matrix_maps = static_cast<const CUtensorMap*>(region);
   return device::launch(pointer_maps_kernel<T, Out, TA, TB>, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b,
-                        device::tc_params<T, Out>(a), made);
+                        *map_c, *tma_store, *p, static_cast<CUtensorMap*>(region));
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
@@ -203,8 +204,8 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
     out.m = plan.splits * plan.part_rows;
   }
-  Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                  a.group_offsets, a.group_counts, group_capacity(a)};
+  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
+                        a.group_offsets, a.group_counts, group_capacity(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
   const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
@@ -225,19 +226,18 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
-  if (pointer_array(a)) {  // each matrix's maps made on the device; C by direct stores
-    if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &batches.maps, &map_a, &map_b);
+  device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
+  if (pointer_array(a)) {  // each matrix's maps made on the device
+    if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &p, &map_a, &map_b, &map_c, &tma_store);
         err != cudaSuccess) {
       return err;
     }
-    map_c = CUtensorMap{};
   } else {
     if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
     if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
   }
   if (cudaError_t err =
-          launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, device::tc_params<T, Out>(out), tma_store,
-                                parts, batches);
+          launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, p, tma_store, parts, batches);
       err != cudaSuccess) {
     return err;
   }

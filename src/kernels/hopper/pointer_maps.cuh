@@ -1,6 +1,6 @@
 // Internal: a pointer-array batch on the Hopper cluster kernels (cluster.cuh).
 // Its pointers live on the device, so its tensor maps are made there: a block
-// per matrix copies the host-made maps of A and B and points them at the
+// per matrix copies the host-made maps of A, B and C and points them at the
 // matrix (tensormap.replace), before the GEMM kernel reads them. TMA reads
 // boxes from 16-byte boundaries only, so a matrix whose A or B starts off one
 // (off_tma) is multiplied by its block here instead, element by element, and
@@ -69,11 +69,12 @@ __device__ void multiply_apart(const device::TcParams<T, Out>& p, const T* A, co
   }
 }
 
-// Block i: matrix i's maps (maps[2 i], maps[2 i + 1], from a and b), or the matrix itself.
+// Block i: matrix i's maps (maps[3 i ..], from a, b and, where C's rows take TMA stores, c), or the matrix itself.
 template <class T, class Out, bool TA, bool TB>
 __global__ void __launch_bounds__(kMapThreads)
     pointer_maps_kernel(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
-                        device::TcParams<T, Out> p, CUtensorMap* maps) {
+                        const __grid_constant__ CUtensorMap c, bool map_c, device::TcParams<T, Out> p,
+                        CUtensorMap* maps) {
   namespace sm90 = device::sm90;
   const int64_t i = blockIdx.x;
   const void* pa = p.a_array[i];
@@ -87,7 +88,8 @@ __global__ void __launch_bounds__(kMapThreads)
     sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15)));
   };
   if (threadIdx.x == 0) {
-    point(a, pa, &maps[2 * i]), point(b, pb, &maps[2 * i + 1]);
+    point(a, pa, &maps[3 * i]), point(b, pb, &maps[3 * i + 1]);
+    if (map_c) point(c, p.c_array[i], &maps[3 * i + 2]);  // used only where it is 16-byte aligned
     sm90::release_tensor_maps();
   }
   if (off_tma(p.a_array, p.b_array, i)) {

@@ -312,10 +312,11 @@ struct HeldTile {
   int row0 = 0, col0 = 0, matrix = 0;
   bool held = false;
 
-  // Whether the call's results can be held: TMA stores of C in this type, no beta * C to add.
+  // Whether the call's results can be held: TMA stores of C in this type through one map (no
+  // pointer-array batch: its tiles leave by store_result), no beta * C to add.
   template <class P>
   __device__ static bool takes(const P& p, bool tma_store) {
-    return tma_store && !p.c_f32 && p.beta == 0.0f;
+    return tma_store && !p.c_f32 && p.beta == 0.0f && p.c_array == nullptr;
   }
   __device__ void hold(float alpha, const float (&acc)[N], int row, int col, int mat) {
 #pragma unroll
@@ -344,6 +345,21 @@ struct HeldTile<CT, N, false> {
   __device__ void store(int, const CUtensorMap*, int, char*, uint64_t*, StoreState&) {}
 };
 
+// The TMA store target of matrix `matrix`'s results: the kernel's map of C,
+// the matrix its coordinate there; in a pointer-array batch the matrix's own
+// map (pointer_maps.cuh), coordinate 0, acquired by `issuer`. Null where they
+// leave by direct stores (no TMA store for the call, or C off 16 bytes).
+template <class P>
+__device__ __forceinline__ const CUtensorMap* c_map_of(const P& p, const CUtensorMap* map_c, bool tma_store,
+                                                       int& matrix, bool issuer) {
+  if (!tma_store || p.c_array == nullptr) return tma_store ? map_c : nullptr;
+  if (reinterpret_cast<uintptr_t>(p.c_array[matrix]) % 16 != 0) return nullptr;
+  const CUtensorMap* own = &p.matrix_maps[3 * matrix + 2];
+  if (issuer) device::sm90::acquire_tensor_map(own);
+  matrix = 0;
+  return own;
+}
+
 // The epilogue of steps 14 and 15 for consumer warpgroup `consumer` (thread
 // t of 128): its 64 x 2N block of C at (i0, j0) of matrix `matrix` through
 // shared memory and TMA stores when tma_store (`state` carried across tiles),
@@ -352,11 +368,13 @@ template <class P, class Ops, int S, int N>
 __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_c, bool tma_store,
                                              const float (&acc)[N], int i0, int j0, int matrix, int t,
                                              const Sm90Smem<Ops, S>& smem, int consumer, StoreState& state) {
-  if (!tma_store) {
+  if (p.c_array != nullptr && off_tma(p.a_array, p.b_array, matrix)) return;  // multiplied apart (pointer_maps.cuh)
+  int coord = matrix;
+  const CUtensorMap* map = c_map_of(p, map_c, tma_store, coord, t % 32 == 0);
+  if (map == nullptr) {
     P q = p;  // the matrix's C
     const int64_t c_bytes = p.c_f32 ? sizeof(float) : sizeof(typename P::C16);
     if (p.c_array != nullptr) {  // a pointer-array batch: pairs where this matrix's pointer allows
-      if (off_tma(p.a_array, p.b_array, matrix)) return;  // multiplied apart (pointer_maps.cuh)
       q.C = p.c_array[matrix];
       q.c_pairs = p.c_pairs && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
     } else {
@@ -364,10 +382,10 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
     }
     store_tile(q, acc, i0, j0, t);
   } else if (p.c_f32) {
-    store_tile_tma<float>(map_c, p, acc, i0, j0, matrix, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
+    store_tile_tma<float>(map, p, acc, i0, j0, coord, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
                           state);
   } else {
-    store_tile_tma<typename P::C16>(map_c, p, acc, i0, j0, matrix, t, smem.store_buffers(consumer),
+    store_tile_tma<typename P::C16>(map, p, acc, i0, j0, coord, t, smem.store_buffers(consumer),
                                     smem.c_loaded(consumer), state);
   }
 }
