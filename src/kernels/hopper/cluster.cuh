@@ -102,6 +102,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
   init_ring(smem, Cfg::kConsumers);
+  if (p.matrix_maps != nullptr) sm90::wait_for_prior_grid();  // the maps (pointer_maps.cuh)
 
   // The cluster walks work items: cluster tiles (ClusterTiles) part by part,
   // matrix by matrix; this CTA takes tile `rank` of each.
@@ -237,7 +238,8 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
   }
   if (cudaError_t err =
-          launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, map_c, p, tma_store, parts, batches);
+          launch_sm90<Cfg, Ops>(kernel, grid, stream, pointer_array(a), map_a, map_b, map_c, p, tma_store, parts,
+                                batches);
       err != cudaSuccess) {
     return err;
   }

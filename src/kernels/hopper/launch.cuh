@@ -167,16 +167,24 @@ cudaError_t prepare_kernel(void (*kernel)(Params...), int* resident) {
 }
 
 // Launches kernel(args...) on `grid` blocks of Cfg::kThreads (in clusters
-// of Ops::kCluster along x) with Ops' shared memory.
+// of Ops::kCluster along x) with Ops' shared memory. after_trigger: launched
+// as soon as the kernel before it on the stream lets it (programmatic
+// dependent launch), which the kernel then waits for before it reads what
+// that kernel wrote (device::sm90::wait_for_prior_grid).
 template <class Cfg, class Ops, class... Params, class... Args>
-cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, Args&&... args) {
+cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, bool after_trigger,
+                        Args&&... args) {
   int resident = 0;
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &resident); err != cudaSuccess) return err;
   if (resident < 1) return cudaErrorInvalidConfiguration;
-  cudaLaunchAttribute cluster = cluster_attribute<Ops>();
+  cudaLaunchAttribute attrs[2] = {cluster_attribute<Ops>(), {}};
+  attrs[1].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[1].val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(grid), config.blockDim = dim3(Cfg::kThreads), config.dynamicSmemBytes = Ops::kSmemBytes;
-  config.stream = stream, config.attrs = &cluster, config.numAttrs = Ops::kCluster > 1 ? 1 : 0;
+  config.stream = stream;
+  config.attrs = Ops::kCluster > 1 ? attrs : attrs + 1;
+  config.numAttrs = (Ops::kCluster > 1 ? 1 : 0) + (after_trigger ? 1 : 0);
   const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
   if (err != cudaSuccess) cudaGetLastError();  // as device::launch: the error is returned, not left pending
   return err;
@@ -198,7 +206,7 @@ cudaError_t launch_tiled(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
     const unsigned grid = unsigned(Persistent ? std::min<int64_t>(tiles, plan.clusters) : tiles);
     CUtensorMap map_a, map_b;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(kernel, grid, stream, map_a, map_b, p);
+    return launch_sm90<Cfg, Ops>(kernel, grid, stream, false, map_a, map_b, p);
   });
 }
 

@@ -76,6 +76,7 @@ __global__ void __launch_bounds__(kMapThreads)
                         const __grid_constant__ CUtensorMap c, bool map_c, device::TcParams<T, Out> p,
                         CUtensorMap* maps) {
   namespace sm90 = device::sm90;
+  sm90::launch_dependents();  // the GEMM kernel's CTAs set up meanwhile, then wait for these maps
   const int64_t i = blockIdx.x;
   const void* pa = p.a_array[i];
   const void* pb = p.b_array[i];

@@ -144,7 +144,7 @@ cudaError_t launch_stream_k(const GemmArgs& a, const LaunchPlan& plan, cudaStrea
     bool tma_store = false;
     if (cudaError_t err = make_operand_maps<Ops, ta, tb>(a, &map_a, &map_b); err != cudaSuccess) return err;
     if (cudaError_t err = make_store_map(a, &map_c, &tma_store); err != cudaSuccess) return err;
-    return launch_sm90<Cfg, Ops>(kernel, unsigned(used * kPair), stream, map_a, map_b, map_c, p, tma_store, sk);
+    return launch_sm90<Cfg, Ops>(kernel, unsigned(used * kPair), stream, false, map_a, map_b, map_c, p, tma_store, sk);
   });
 }
 
