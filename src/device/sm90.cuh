@@ -128,7 +128,8 @@ __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
 // the thread whose TMA copies read the map acquires it (128 bytes) first.
 // The address must stay 16-byte aligned.
 __device__ __forceinline__ void replace_tensor_map_address(CUtensorMap* map, const void* base) {
-  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(reinterpret_cast<uint64_t>(map)),
+  asm volatile("tensormap.replace.tile.global_address.global.b1024.b64 [%0], %1;" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
                "l"(reinterpret_cast<uint64_t>(base))
                : "memory");
 }
@@ -141,7 +142,8 @@ __device__ __forceinline__ void release_tensor_maps() {
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
 }
 __device__ __forceinline__ void acquire_tensor_map(const CUtensorMap* map) {
-  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
+  asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(reinterpret_cast<uint64_t>(map))
+               : "memory");
 }
 // Copies a box from shared memory to global memory at (inner, outer) of
 // `map`; elements outside the tensor are not written. Completion is

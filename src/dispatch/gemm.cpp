@@ -90,7 +90,9 @@ Status validate_epilogue(const GemmArgs& a, const Aligned& element_aligned) {
 Status validate_pointer_array(const GemmArgs& a) {
   for (const auto& [array, name] : {std::pair<const void*, const char*>{a.a_array, "a_array"},
                                     {a.b_array, "b_array"}, {a.c_array, "c_array"}}) {
-    if (array == nullptr) return invalid(std::string(name) + " is null: a pointer-array batch sets a_array, b_array and c_array");
+    if (array == nullptr) {
+      return invalid(std::string(name) + " is null: a pointer-array batch sets a_array, b_array and c_array");
+    }
     if (reinterpret_cast<std::uintptr_t>(array) % alignof(void*) != 0) {
       return invalid(std::string(name) + " is not aligned to its 8-byte pointers");
     }
@@ -102,7 +104,9 @@ Status validate_pointer_array(const GemmArgs& a) {
   if (a.stride_a != 0 || a.stride_b != 0 || a.stride_c != 0) {
     return invalid("stride_a, stride_b or stride_c is set with a pointer-array batch: the arrays place the matrices");
   }
-  if (impl::grouped(a)) return invalid("group_offsets or group_counts with a pointer-array batch: take one or the other");
+  if (impl::grouped(a)) {
+    return invalid("group_offsets or group_counts with a pointer-array batch: take one or the other");
+  }
   if (a.epilogue.any()) return invalid("an epilogue with a pointer-array batch: not supported (call per matrix)");
   if (a.block_scales.any()) return invalid("block_scales with a pointer-array batch: block scales take one GEMM");
   return {};

@@ -171,8 +171,10 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       // A pointer-array batch: device arrays of the same matrices' pointers, C's into dC and into dRef.
       std::vector<uint64_t> pointers;
       for (const auto& [base, stride, bytes] :
-           {std::tuple<const void*, int64_t, size_t>{dA.get(), a.stride_a, size_of(ab)}, {dB.get(), a.stride_b, size_of(ab)},
-            {dC.get(), a.stride_c, size_of(ct)}, {dRef.get(), a.stride_c, size_of(ct)}}) {
+           {std::tuple<const void*, int64_t, size_t>{dA.get(), a.stride_a, size_of(ab)},
+            {dB.get(), a.stride_b, size_of(ab)},
+            {dC.get(), a.stride_c, size_of(ct)},
+            {dRef.get(), a.stride_c, size_of(ct)}}) {
         for (int64_t i = 0; o.pointers && i < batch; ++i) {
           pointers.push_back(reinterpret_cast<uint64_t>(static_cast<const char*>(base) + i * stride * int64_t(bytes)));
         }

@@ -149,7 +149,8 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   cublas.gemm(ref);
   // The pointer-array form: matrix i of the call is matrix count - 1 - i of the strided one.
   std::vector<uint64_t> pointers;
-  for (const auto& [base, stride, bytes] : {std::tuple{run.A, stride_a, ab_bytes}, std::tuple{run.B, stride_b, ab_bytes},
+  for (const auto& [base, stride, bytes] : {std::tuple{run.A, stride_a, ab_bytes},
+                                            std::tuple{run.B, stride_b, ab_bytes},
                                             std::tuple<const void*, int64_t, size_t>{run.C, stride_c, c_bytes}}) {
     for (int64_t i = count - 1; i >= 0; --i) {
       pointers.push_back(reinterpret_cast<uint64_t>(static_cast<const char*>(base) + i * stride * int64_t(bytes)));

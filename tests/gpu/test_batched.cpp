@@ -205,7 +205,9 @@ TEST_F(Batched, PointerArraysCaptureIntoAGraphAndFollowTheArrays) {
     std::vector<int64_t> order, shift;
   };
   const std::vector<Order> orders = {
-      {"forward", {0, 1, 2, 3}, {0, 0, 0, 0}}, {"backward", {3, 2, 1, 0}, {0, 0, 0, 0}}, {"one off", {2, 0, 3, 1}, {0, 1, 0, 0}}};
+      {"forward", {0, 1, 2, 3}, {0, 0, 0, 0}},
+      {"backward", {3, 2, 1, 0}, {0, 0, 0, 0}},
+      {"one off", {2, 0, 3, 1}, {0, 1, 0, 0}}};
   auto arrays = [&](const Order& o) {
     std::vector<uint64_t> v;
     for (size_t i = 0; i < o.order.size(); ++i) {

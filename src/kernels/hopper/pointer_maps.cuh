@@ -56,7 +56,8 @@ __device__ void multiply_apart(const device::TcParams<T, Out>& p, const T* A, co
           auto store = [&](auto* c) {
             using CT = std::remove_pointer_t<decltype(c)>;
             const float v = p.alpha * acc[a][b];
-            c[i * p.ldc + j] = device::from_float<CT>(p.beta != 0.0f ? v + p.beta * device::to_float(c[i * p.ldc + j]) : v);
+            CT& out = c[i * p.ldc + j];
+            out = device::from_float<CT>(p.beta != 0.0f ? v + p.beta * device::to_float(out) : v);
           };
           if (p.c_f32) {
             store(static_cast<float*>(C));
@@ -86,7 +87,8 @@ __global__ void __launch_bounds__(kMapThreads)
     uint4* dst = reinterpret_cast<uint4*>(to);
 #pragma unroll
     for (int w = 0; w < int(sizeof(CUtensorMap) / sizeof(uint4)); ++w) dst[w] = src[w];
-    sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15)));
+    const uintptr_t aligned = reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15);
+    sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(aligned));
   };
   if (threadIdx.x == 0) {
     point(a, pa, &maps[3 * i]), point(b, pb, &maps[3 * i + 1]);
