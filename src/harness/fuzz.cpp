@@ -183,7 +183,9 @@ class Worker {
   void plain_case() { check(random_case(false)); }
 
   // A strided batch, its matrices stacked or side by side in C's rows, B
-  // shared or not: every matrix checked, the gaps between them guarded.
+  // shared or not, or the same as a pointer-array batch (its matrices an
+  // element past 16 bytes or not): every matrix checked, the gaps between
+  // them guarded. A pointer-array batch no kernel takes is refused untouched.
   void batch_case() {
     std::shared_lock<std::shared_mutex> lock(s_.gate);
     const VerifyCase v = random_case(false);
@@ -192,13 +194,16 @@ class Worker {
     c.alpha = v.alpha, c.beta = v.beta;
     c.shape = {1 + v.shape.m % 300, 1 + v.shape.n % 300, 1 + v.shape.k % 700};
     c.batch = 2 + int64_t(gen_() % 7), c.share_b = gen_() % 3 == 0, c.side_by_side = gen_() % 3 == 0;
+    c.pointers = gen_() % 4 == 0;
+    c.offset = c.pointers && gen_() % 3 == 0 ? 1 : 0;
     const VerifyResult r = verify_batch(cublas_, c);
-    s_.record(r.passed, refusal(r, c.kernel),
+    const bool refused_arrays = c.pointers && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
+    s_.record(r.passed, refusal(r, c.kernel) || refused_arrays,
               fmt::format("batch phase: tessel verify --kernel {} --dtype {} --sizes {} --ops {} --batch {} --layout {} "
-                          "--alpha {:.9g} --beta {:.9g} --seed {}  # {}",
+                          "--alpha {:.9g} --beta {:.9g} --seed {}{}  # {}",
                           c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}),
                           c.batch, c.share_b ? "shared" : c.side_by_side ? "side" : "stack", c.alpha, c.beta, c.seed,
-                          r.reason),
+                          c.pointers ? fmt::format(" --pointers --offset {}", c.offset) : "", r.reason),
               &FuzzReport::batch_cases);
   }
 
