@@ -713,3 +713,44 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
 }
 
 }  // namespace
+
+// A pointer-array batch (its pointers on the device) runs whole units, copies
+// nothing, and on the Hopper kernels counts three tensor maps a matrix in the
+// workspace; only the kernels that walk such batches take it, in one launch.
+TEST(Heuristic, PointerArraysRunWholeUnitsAndCountTheirMaps) {
+  using namespace tessel;
+  const auto arrays = [](GemmArgs a, int64_t batch) {
+    const auto* fake = reinterpret_cast<void* const*>(uintptr_t(0x1000));
+    a.batch = batch, a.a_array = fake, a.b_array = fake + batch, a.c_array = fake + 2 * batch;
+    return a;
+  };
+  const KernelEntry* cluster = find_entry("wgmma_cluster_bf16_128x256");
+  ASSERT_NE(cluster, nullptr);
+  EXPECT_TRUE(cluster->info.pointer_array);
+  const GemmArgs deep = arrays(call(DType::kBF16, DType::kBF16, 64, 64, 65536), 3);  // one matrix alone would split
+  const impl::LaunchPlan p = make_plan(*cluster, deep, 132);
+  EXPECT_EQ(p.splits, 1);
+  EXPECT_EQ(p.stream_k.sharing, 0);
+  EXPECT_EQ(p.pointer_maps, 9);
+  EXPECT_GE(p.workspace_bytes(), 9 * impl::kTensorMapBytes);
+  EXPECT_TRUE(runs_batch(*cluster, deep));
+  EXPECT_TRUE(runs_batch(*cluster, arrays(call(DType::kBF16, DType::kBF16, 64, 64, 64), 1)));  // even one matrix
+
+  const KernelEntry* any = find_entry("pipelined_64x64_any");
+  ASSERT_NE(any, nullptr);
+  EXPECT_TRUE(any->info.pointer_array);
+  GemmArgs f32 = arrays(call(DType::kF32, DType::kF32, 300, 200, 4096), 5);
+  f32.precision = Precision{};
+  const impl::LaunchPlan q = make_plan(*any, f32, 132);
+  EXPECT_EQ(q.splits, 1);
+  EXPECT_FALSE(q.copy_a || q.copy_b || q.realign_a || q.realign_b);
+  EXPECT_EQ(q.pointer_maps, 0);
+  EXPECT_FALSE(realign_for(f32).a || realign_for(f32).b);
+  // Kernels that assume 16-byte rows of every matrix, or do not walk batches, do not take them.
+  for (const char* name : {"pipelined_128x128", "pipelined_128x256_streamk_tma", "wgmma_cluster_bf16_128x256_streamk"}) {
+    const KernelEntry* e = find_entry(name);
+    ASSERT_NE(e, nullptr) << name;
+    EXPECT_FALSE(e->info.pointer_array) << name;
+    EXPECT_FALSE(runs_batch(*e, deep)) << name;
+  }
+}
