@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <utility>
-#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -168,22 +167,17 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       fill_device(dC0.get(), ct, count_c, o.seed + 2);
       dRef.copy_from(dC0);
       a.A = dA.get(), a.B = dB.get();
-      // A pointer-array batch: device arrays of the same matrices' pointers, C's into dC and into dRef.
-      std::vector<uint64_t> pointers;
-      for (const auto& [base, stride, bytes] :
-           {std::tuple<const void*, int64_t, size_t>{dA.get(), a.stride_a, size_of(ab)},
-            {dB.get(), a.stride_b, size_of(ab)},
-            {dC.get(), a.stride_c, size_of(ct)},
-            {dRef.get(), a.stride_c, size_of(ct)}}) {
-        for (int64_t i = 0; o.pointers && i < batch; ++i) {
-          pointers.push_back(reinterpret_cast<uint64_t>(static_cast<const char*>(base) + i * stride * int64_t(bytes)));
-        }
-      }
-      const DeviceBuffer<uint64_t> dPointers(pointers);
-      void* const* arrays = reinterpret_cast<void* const*>(dPointers.get());
-      const auto use_pointers = [&](GemmArgs& call, int c_index) {  // c_index 2: dC, 3: dRef
+      // A pointer-array batch: device arrays of the same matrices' pointers, C's in dC (and in dRef).
+      const auto arrays_to = [&](void* c) {
+        GemmArgs into = a;
+        into.C = c;
+        return DeviceBuffer<uint64_t>(o.pointers ? pointer_arrays(into) : std::vector<uint64_t>{});
+      };
+      const DeviceBuffer<uint64_t> dPointers = arrays_to(dC.get()), dRefPointers = arrays_to(dRef.get());
+      const auto use_pointers = [&](GemmArgs& call, const DeviceBuffer<uint64_t>& arrays) {
         if (!o.pointers) return;
-        call.a_array = arrays, call.b_array = arrays + batch, call.c_array = arrays + c_index * batch;
+        void* const* p = reinterpret_cast<void* const*>(arrays.get());
+        call.a_array = p, call.b_array = p + batch, call.c_array = p + 2 * batch;
         call.A = call.B = call.C = nullptr, call.stride_a = call.stride_b = call.stride_c = 0;
       };
 
@@ -256,7 +250,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         if (es.any()) unfused_epilogue_device(ref.C, shape.m, shape.n, ref.ldc, ct, ref_epilogue);
       };
       ref.C = dRef.get();  // the reference result stays here; timed reference runs write dC
-      use_pointers(ref, 3);
+      use_pointers(ref, dRefPointers);
       if (is_fp8(ab)) {
         // The result from cuBLAS on the operands widened to 16 bits; the time from cuBLASLt's FP8 GEMM,
         // which reads op pair N, T only: for the others, on K-major operands of the same shape. (e5m2 x e5m2,
@@ -291,7 +285,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       }
       check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
-      use_pointers(ref, 2);
+      use_pointers(ref, dPointers);
       if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, group_rows);
       // A grouped call as a loop of tessel calls, a group each (what a caller without grouped GEMMs runs).
       auto tessel_loop = [&] {
@@ -320,7 +314,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                      to_string(es)};
         GemmArgs run = a;
         run.C = dC.get();
-        use_pointers(run, 2);
+        use_pointers(run, dPointers);
         dC.copy_from(dC0);
         if (kernel == kAuto && !select_kernel(run, &row.ran).ok()) row.ran.clear();
         Status st = run_gemm(kernel, run);

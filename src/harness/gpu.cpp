@@ -231,6 +231,18 @@ GemmArgs matrix_call(const GemmArgs& a, int64_t i) {
   return one;
 }
 
+std::vector<uint64_t> pointer_arrays(const GemmArgs& batch, bool reversed) {
+  std::vector<uint64_t> a, b, c;
+  for (int64_t i = 0; i < batch.batch; ++i) {
+    const GemmArgs one = matrix_call(batch, reversed ? batch.batch - 1 - i : i);
+    a.push_back(reinterpret_cast<uint64_t>(one.A)), b.push_back(reinterpret_cast<uint64_t>(one.B));
+    c.push_back(reinterpret_cast<uint64_t>(one.C));
+  }
+  a.insert(a.end(), b.begin(), b.end());
+  a.insert(a.end(), c.begin(), c.end());
+  return a;
+}
+
 std::vector<GroupRows> offset_groups(const std::vector<int64_t>& offsets) {
   std::vector<GroupRows> groups;
   for (size_t g = 0; g + 1 < offsets.size(); ++g) groups.push_back({offsets[g], offsets[g + 1] - offsets[g]});

@@ -113,6 +113,9 @@ class Cublas {
 
 // Matrix i of a strided batch as a call of its own.
 GemmArgs matrix_call(const GemmArgs& batch, int64_t i);
+// The same matrices as a pointer-array batch's arrays, one after another:
+// A's, B's and C's addresses (matrix_call's), batch each, in order or reversed.
+std::vector<uint64_t> pointer_arrays(const GemmArgs& batch, bool reversed = false);
 // The rows of group g of a grouped call (GemmArgs::group_offsets or
 // group_counts, their values given on the host too): begin .. begin + count
 // - 1 of A and C.

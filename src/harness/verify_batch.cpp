@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <random>
-#include <tuple>
 #include <vector>
 
 #include "harness/reference.hpp"
@@ -148,15 +147,7 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   ref.C = dRef.get() + c.offset * c_bytes;
   cublas.gemm(ref);
   // The pointer-array form: matrix i of the call is matrix count - 1 - i of the strided one.
-  std::vector<uint64_t> pointers;
-  for (const auto& [base, stride, bytes] : {std::tuple{run.A, stride_a, ab_bytes},
-                                            std::tuple{run.B, stride_b, ab_bytes},
-                                            std::tuple<const void*, int64_t, size_t>{run.C, stride_c, c_bytes}}) {
-    for (int64_t i = count - 1; i >= 0; --i) {
-      pointers.push_back(reinterpret_cast<uint64_t>(static_cast<const char*>(base) + i * stride * int64_t(bytes)));
-    }
-  }
-  const DeviceBuffer<uint64_t> dPointers(c.pointers ? pointers : std::vector<uint64_t>{});
+  const DeviceBuffer<uint64_t> dPointers(c.pointers ? pointer_arrays(run, true) : std::vector<uint64_t>{});
   if (c.pointers) {
     const auto* arrays = reinterpret_cast<void* const*>(dPointers.get());
     run.a_array = arrays, run.b_array = arrays + count, run.c_array = arrays + 2 * count;
