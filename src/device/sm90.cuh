@@ -13,14 +13,16 @@
 //    bytes, one swizzle atom) apart by SBO = 1024; each wgmma's k-step (16
 //    elements of 16 bits, 8 of tf32: 32 bytes) moves the start address by
 //    32 bytes.
-//  - MN-major (A with op T, B with op N: m or n contiguous; 16-bit types
-//    only): Rows / 64 TMA boxes of 64 (k) rows x 64 (mn) elements, 8 KiB
-//    each; within a box, k row r at byte 128 r; SBO = 1024 (8 k rows), LBO =
-//    8 KiB (the next 64 m or n); the k-step of 16 moves the start address by
-//    16 rows, 2 KiB.
+//  - MN-major (A with op T, B with op N: m or n contiguous; 16-bit types,
+//    and tf32's A): TMA boxes of a slice's k rows x 128 bytes of m or n
+//    (64 elements of 16 bits, 8 KiB; 32 of FP32, 4 KiB); within a box, k row
+//    r at byte 128 r; SBO = 1024 (8 k rows), LBO = a box (the next 64 m or
+//    n); the k-step of 16 moves the start address by 16 rows, 2 KiB.
 // wgmma reads K-major with its transpose bit 0 and MN-major with 1, so the
 // four op pairs of 16-bit types need no copies. tf32 and FP8 wgmma have no
-// transpose bit: their operands must be K-major.
+// transpose bit: their shared-memory operands must be K-major. tf32's A may
+// come from registers instead: an MN-major A is read from its boxes into
+// the wgmma register layout by the consumer threads (Operand::fragment).
 #pragma once
 
 #include <cuda.h>
@@ -230,15 +232,17 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 // rows; an MN-major one is copied in boxes of 64 columns (at least Parts).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
-  static_assert((sizeof(T) == 2 || KMajor) && Rows % 64 == 0 && Rows <= 256,
-                "16-bit types, or FP32 (tf32) and FP8 K-major; 64..256 rows");
-  static_assert(KMajor || Rows / 64 >= Parts, "an MN-major slice shared by Parts CTAs has a 64-column box each");
+  static_assert((sizeof(T) == 2 || KMajor || (sizeof(T) == 4 && Parts == 1)) && Rows % 64 == 0 && Rows <= 256,
+                "16-bit types, FP32 (tf32) MN-major as one CTA's A, else K-major; 64..256 rows");
   static constexpr int kSliceK = kSliceBytes / int(sizeof(T));  // k elements per slice
-  static constexpr int kBoxes = KMajor ? Parts : Rows / 64;
+  static constexpr int kBoxColumns = kSliceBytes / int(sizeof(T));  // MN-major: m or n of one box
+  static_assert(KMajor || Rows / kBoxColumns >= Parts, "an MN-major slice shared by Parts CTAs has a box each");
+  static constexpr int kBoxes = KMajor ? Parts : Rows / kBoxColumns;
   static constexpr int kBytes = Rows * kSliceBytes;
   static constexpr int kBoxBytes = kBytes / kBoxes;
-  static constexpr int kColumnBytes = kSliceK * 128;  // MN-major: one block of 64 columns
+  static constexpr int kColumnBytes = kSliceK * 128;  // MN-major: one box
   static constexpr bool kTransposed = !KMajor;        // wgmma's transpose bit for this operand
+  static constexpr bool kRegisters = !KMajor && sizeof(T) == 4;  // tf32 MN-major: wgmma reads it from registers
   // The TMA box this layout loads, {inner, outer} in elements.
   static constexpr int kBoxInner = kSliceK;
   static constexpr int kBoxOuter = KMajor ? Rows / kBoxes : kSliceK;
@@ -253,7 +257,7 @@ struct Operand {
     for (int b = part * kBoxes / Parts; b < (part + 1) * kBoxes / Parts; ++b) {
       char* dst = static_cast<char*>(tile) + b * kBoxBytes;
       // {inner, outer} coordinates of box b.
-      const int inner = KMajor ? k0 : row0 + b * 64;
+      const int inner = KMajor ? k0 : row0 + b * kBoxColumns;
       const int outer = KMajor ? row0 + b * kBoxOuter : k0;
       if constexpr (Parts == 1) {
         tma_load(dst, map, bar, inner, outer, matrix);
@@ -266,7 +270,21 @@ struct Operand {
   __device__ static uint64_t desc(const void* tile, int r0, int step) {
     const uint32_t base = smem_addr(tile);
     if constexpr (KMajor) return make_desc(base + r0 * 128 + step * kStepBytes, 16, kSwizzleAtom);
-    return make_desc(base + r0 / 64 * kColumnBytes + step * 16 * 128, kColumnBytes, kSwizzleAtom);
+    return make_desc(base + r0 / kBoxColumns * kColumnBytes + step * 16 * 128, kColumnBytes, kSwizzleAtom);
+  }
+  // kRegisters: thread t's A fragment of wgmma k-step `step` for rows r0.. (wgmma's register layout:
+  // f[i] is row r0 + 16 (t / 32) + (t % 32) / 4 + 8 (i % 2), k 8 step + t % 4 + 4 (i / 2)), read from
+  // the swizzled boxes (16-byte piece q of k row r at piece q ^ (r % 8)).
+  __device__ static void fragment(uint32_t (&f)[4], const void* tile, int r0, int step, int t) {
+    static_assert(kRegisters, "an MN-major tf32 tile");
+    const char* base = static_cast<const char*>(tile);
+    const int row = r0 + 16 * (t / 32) + (t % 32) / 4;
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int r = row + 8 * (i % 2), k = 8 * step + t % 4 + 4 * (i / 2), col = r % kBoxColumns;
+      f[i] = *reinterpret_cast<const uint32_t*>(base + r / kBoxColumns * kColumnBytes + k * 128 +
+                                                ((col / 4) ^ (k % 8)) * 16 + col % 4 * 4);
+    }
   }
 };
 
@@ -347,6 +365,30 @@ __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64
                        "%130, %131", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64), TESSEL_ACC32(96));
   }
 }
+// wgmma.mma_async m64nNk8 tf32 with A from registers (a: thread t's fragment, Operand::fragment), B a
+// K-major descriptor; d as for wgmma_64xN.
+#define TESSEL_WGMMA_RS(SHAPE, REGS, TAIL, ...)                                                                   \
+  asm volatile("wgmma.mma_async.sync.aligned." SHAPE "k8.f32.tf32.tf32 {" REGS "}, " TAIL ";"                     \
+               : __VA_ARGS__                                                                                      \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(int(Accumulate)))
+template <int N, bool Accumulate = true>
+__device__ __forceinline__ void wgmma_64xN_tf32_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b) {
+  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}");
+  if constexpr (N == 64) {
+    TESSEL_WGMMA_RS("m64n64", TESSEL_R0, "{%32, %33, %34, %35}, %36, %37, 1, 1", TESSEL_ACC32(0));
+  } else if constexpr (N == 128) {
+    TESSEL_WGMMA_RS("m64n128", TESSEL_R0 ", " TESSEL_R32, "{%64, %65, %66, %67}, %68, %69, 1, 1", TESSEL_ACC32(0),
+                    TESSEL_ACC32(32));
+  } else if constexpr (N == 192) {
+    TESSEL_WGMMA_RS("m64n192", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64, "{%96, %97, %98, %99}, %100, %101, 1, 1",
+                    TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64));
+  } else {
+    TESSEL_WGMMA_RS("m64n256", TESSEL_R0 ", " TESSEL_R32 ", " TESSEL_R64 ", " TESSEL_R96,
+                    "{%128, %129, %130, %131}, %132, %133, 1, 1", TESSEL_ACC32(0), TESSEL_ACC32(32), TESSEL_ACC32(64),
+                    TESSEL_ACC32(96));
+  }
+}
+#undef TESSEL_WGMMA_RS
 #undef TESSEL_WGMMA_TYPED
 #undef TESSEL_WGMMA
 #undef TESSEL_R96
@@ -372,6 +414,23 @@ __device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile,
   wgmma_commit();
 }
 
+// tf32 with A from registers: thread t's fragments of a slice's 4 k-steps (rows a_row0.. of the MN-major
+// tile), then the slice's wgmmas on them, which read f until the slice completes.
+constexpr int kSliceSteps = kSliceBytes / kStepBytes;
+template <class OpA>
+__device__ __forceinline__ void load_fragments(uint32_t (&f)[kSliceSteps][4], const void* a_tile, int a_row0, int t) {
+#pragma unroll
+  for (int step = 0; step < kSliceSteps; ++step) OpA::fragment(f[step], a_tile, a_row0, step, t);
+}
+template <class OpB, int N>
+__device__ __forceinline__ void mma_slice_rs(float (&d)[N / 2], const uint32_t (&f)[kSliceSteps][4],
+                                             const void* b_tile) {
+  wgmma_fence();
+#pragma unroll
+  for (int step = 0; step < kSliceSteps; ++step) wgmma_64xN_tf32_rs<N>(d, f[step], OpB::desc(b_tile, 0, step));
+  wgmma_commit();
+}
+
 // C(row0.., col0..) for the 64 x N block of one warpgroup's accumulators
 // (thread t of 128), rounded once to C's type CT; rows past m and columns
 // past n are skipped.
@@ -382,6 +441,22 @@ __device__ __forceinline__ void store_64xN(const P& p, const float (&d)[N / 2], 
   for (int j = 0; j < N / 4; ++j) {  // pair j: d[2j], d[2j + 1]
     const int64_t i = row + 8 * (j % 2);
     if (i < p.m) store_pair<CT>(p, i, col + 8 * (j / 2), d[2 * j], d[2 * j + 1]);
+  }
+}
+
+// The same block stored transposed (TcParams::c_transposed): result (i, j) at C[j ldc + i], i < m, j < n.
+// A warp's store covers 8 consecutive i of four j: whole 32-byte sectors of FP32 C.
+template <class CT, int N, class P>
+__device__ __forceinline__ void store_64xN_transposed(const P& p, const float (&d)[N / 2], int64_t row0, int64_t col0,
+                                                      int t) {
+  const int64_t row = row0 + 16 * (t / 32) + (t % 32) / 4, col = col0 + 2 * (t % 4);
+#pragma unroll
+  for (int j = 0; j < N / 2; ++j) {  // d[j]: row + 8 ((j / 2) % 2), column col + 8 (j / 4) + j % 2
+    const int64_t i = row + 8 * ((j / 2) % 2), c = col + 8 * (j / 4) + j % 2;
+    if (i >= p.m || c >= p.n) continue;
+    CT* at = static_cast<CT*>(p.C) + c * p.ldc + i;
+    const float v = p.alpha * d[j];
+    *at = from_float<CT>(p.beta != 0.0f ? v + p.beta * to_float(*at) : v);
   }
 }
 

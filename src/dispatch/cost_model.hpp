@@ -94,12 +94,18 @@ constexpr int64_t kPersistentPartsSumCost = 12;
 // Steps 09-10: the parts' sum (a second launch) costs about this much k-depth of one block's tile.
 constexpr int64_t kTensorPartsSumCost = 512;
 
-// ---- tf32 operand copies -----------------------------------------------------
+// ---- tf32 with B op N -----------------------------------------------------------
 
-// The tf32 wgmma kernels (K-major operands only) run B with op N at more than
-// this many rows; at fewer, copying B transposed cost more than the wgmma
-// saved over step 10's mma.sync, which reads B as it is (H100: 64 and 128 rows
-// x 4096-28672 x 2048-14336, 0.31-0.39x cuBLAS against 0.49-0.69x).
+// The tf32 wgmma kernels run op pair (N, N) swapped (plan.hpp, swaps_operands)
+// where 4 k >= kTf32SwapDepthQuarters m; with shallower k, B's copy (n k values) costs less than
+// the swap's transposed stores of C (m n values, direct stores instead of TMA):
+// H100, suites: the swap lost up to 20% at k <= m / 4, 1-4% at k = m / 2, and
+// won or tied from k = 3m / 4 on.
+constexpr int64_t kTf32SwapDepthQuarters = 3;  // k >= m * 3 / 4
+// Where B is still copied, the tf32 wgmma kernels run it at more than this
+// many rows; at fewer, copying B transposed cost more than the wgmma saved over
+// step 10's mma.sync, which reads B as it is (H100: 64 and 128 rows x
+// 4096-28672 x 2048-14336, 0.31-0.39x cuBLAS against 0.49-0.69x).
 constexpr int64_t kTf32CopyBMinM = 128;
 
 // ---- step 16: small m ---------------------------------------------------------

@@ -712,7 +712,8 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
   const int64_t m = a.expected_group_rows > 0 ? a.expected_group_rows
                     : impl::grouped(a)       ? (a.m + a.batch - 1) / std::max<int64_t>(a.batch, 1)
                                              : a.m;
-  *chosen = persistent ? pick_persistent(candidates, m, a.n, a.k, d.sms, batch)
+  const bool swap = persistent && swaps_operands(*candidates.front(), a);  // tf32: the same for every candidate
+  *chosen = persistent ? pick_persistent(candidates, swap ? a.n : m, swap ? m : a.n, a.k, d.sms, batch)
                        : pick_by_blocks(candidates, m, a.n, a.k, d.sms, batch);
   if (*chosen == nullptr) {
     return {StatusCode::kNotSupported, "tessel: no registered kernel can take these arguments on this GPU"};

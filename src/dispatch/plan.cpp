@@ -214,14 +214,25 @@ bool small_mma_pays(const GemmArgs& a) {
          (a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN);
 }
 
-// The tf32 wgmma kernels copy B with op N transposed first: O(nk) against O(mnk), at few rows mostly the
-// copy (a single matrix: batches and groups keep the kernels that walk them).
+// tf32 on the wgmma kernels with A read from registers where it is MN-major (swaps_operands).
+bool tf32_registers(const KernelEntry& e, const GemmArgs& a) {
+  return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && !impl::grouped(a) &&
+         !impl::pointer_array(a);
+}
+
+// The tf32 wgmma kernels where they still copy B with op N transposed first (not swapped): O(nk) against
+// O(mnk), at few rows mostly the copy (a single matrix: batches and groups keep the kernels that walk them).
 bool tf32_copies_b_for_few_rows(const KernelEntry& e, const GemmArgs& a) {
   return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
-         a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a);
+         !swaps_operands(e, a) && a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a);
 }
 
 }  // namespace
+
+bool swaps_operands(const KernelEntry& e, const GemmArgs& a) {
+  return tf32_registers(e, a) && a.opA == Op::N && a.opB == Op::N &&
+         4 * a.k >= impl::kTf32SwapDepthQuarters * a.m;
+}
 
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
@@ -285,7 +296,8 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
     if (int resident = 0; e->resident != nullptr && e->resident(&resident) == cudaSuccess && resident > 0) {
       clusters = resident;
     }
-    p = plan_persistent(*e, a.m, a.n, a.k, clusters, nullptr, batch);
+    const bool swap = swaps_operands(*e, a);  // the kernel's m and n are the call's n and m
+    p = plan_persistent(*e, swap ? a.n : a.m, swap ? a.m : a.n, a.k, clusters, nullptr, batch);
     p.launch = e->launch;
   } else if (e->info.max_m > 0) {
     p = plan_small_m(*e, a, sms);
@@ -323,7 +335,12 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       p.copy_a = a.opA == Op::N, p.copy_b = a.opB == Op::T;
       break;
     case Copies::kKMajor:
-      p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N, p.round_tf32 = a.precision.compute == Compute::kTF32;
+      if (tf32_registers(*e, a)) {  // B op N where the call is not swapped (swaps_operands)
+        p.copy_b = a.opB == Op::N && !swaps_operands(*e, a);
+      } else {
+        p.copy_a = a.opA == Op::T, p.copy_b = a.opB == Op::N;
+      }
+      p.round_tf32 = a.precision.compute == Compute::kTF32;
       break;
   }
   if (impl::pointer_array(a)) p.copy_a = p.copy_b = false;  // (misfit keeps K-major copies away)

@@ -40,6 +40,15 @@ bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 // copy B transposed for few rows (kTf32CopyBMinM).
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
 
+// tf32 on the wgmma kernels (K-major shared-memory operands only, but A may
+// come from registers, so op pairs (N, T) and (T, T) copy nothing): whether
+// e runs call a, op pair (N, N), swapped, Cᵀ = Bᵀ·Aᵀ, with B (n contiguous)
+// read into registers as the kernel's A and the results stored transposed:
+// where k is deep enough for m (kTf32SwapDepthQuarters); elsewhere, and for
+// (T, N), B is copied K-major first. A grouped GEMM (the swap would make its
+// rows columns) and a pointer-array batch have both operands K-major, as FP8.
+bool swaps_operands(const KernelEntry& e, const GemmArgs& a);
+
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=
 // 0) on entry e: the configuration it runs on (e's, its 4-warp variant, or
 // its fallback), the schedule, operand copies (those `realign` names, where

@@ -494,11 +494,17 @@ TEST(Heuristic, UnalignedOperandsAreCopiedWhereTheCopyPays) {
   EXPECT_FALSE(any.realign_a || any.realign_b);
   EXPECT_EQ(any.operand_bytes, 0u);
   EXPECT_EQ(make_plan(*wgmma, big, 132).operand_bytes, 0u);
-  // tf32 copies B with op N transposed (K-major) anyway: only A is copied as it is.
+  // tf32 op pair (N, N) this deep runs swapped: both copied as they are. (T, N) copies B K-major
+  // anyway: only A is copied as it is.
+  const KernelEntry* tf32_tiles = find_entry("wgmma_cluster_tf32_128x256");
   const GemmArgs tf32 = unaligned_call(DType::kF32, 4097, 4097, 4097, Op::N, Op::N);
-  const impl::LaunchPlan t = make_plan(*find_entry("wgmma_cluster_tf32_128x256"), tf32, 132, realign_for(tf32));
-  EXPECT_TRUE(t.realign_a && t.copy_b);
-  EXPECT_FALSE(t.realign_b || t.copy_a);
+  const impl::LaunchPlan t = make_plan(*tf32_tiles, tf32, 132, realign_for(tf32));
+  EXPECT_TRUE(t.realign_a && t.realign_b);
+  EXPECT_FALSE(t.copy_a || t.copy_b);
+  const GemmArgs tn = unaligned_call(DType::kF32, 4097, 4097, 4097, Op::T, Op::N);
+  const impl::LaunchPlan u = make_plan(*tf32_tiles, tn, 132, realign_for(tn));
+  EXPECT_TRUE(u.realign_a && u.copy_b);
+  EXPECT_FALSE(u.realign_b || u.copy_a);
   // Step 08's optional copies dropped by the lean plan: the operand is still copied, as it is.
   const GemmArgs f32 = [&] {
     GemmArgs a = unaligned_call(DType::kF32, 4097, 4097, 4097, Op::N, Op::N);
@@ -665,25 +671,51 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   EXPECT_TRUE(auto_candidate(*tf32, a));
 }
 
-// tf32 with B op N at few rows: not on the wgmma tiles, which would copy all of B transposed first.
-TEST(Heuristic, Tf32TilesCopyBOnlyForManyRows) {
+// tf32 on the wgmma tiles: A stored MN-major is read into registers, so (N, T) and (T, T) copy nothing;
+// (N, N) runs swapped (Cᵀ = Bᵀ·Aᵀ, planned as the (n, m) call) where k >= 3m / 4, else copies B, as
+// (T, N) does (not at 128 rows or fewer: step 10 reads B as it is); grouped GEMMs copy both (the swap
+// would make their rows columns).
+TEST(Heuristic, Tf32TilesSwapOrCopyOnlyBNotTransposed) {
   using namespace tessel;
   const KernelEntry* e = find_entry("wgmma_cluster_tf32_64x128");
   ASSERT_NE(e, nullptr);
-  GemmArgs a = call(DType::kF32, DType::kF32, 128, 28672, 8192);
-  EXPECT_TRUE(auto_candidate(*e, a));  // B op T: k-contiguous already
-  a.opB = Op::N, a.ldb = a.n;
-  EXPECT_FALSE(auto_candidate(*e, a));
-  a.m = 129;
-  EXPECT_TRUE(auto_candidate(*e, a));
-  a.m = 128, a.precision.compute = Compute::kF32;  // not a tf32 call
-  EXPECT_TRUE(auto_candidate(*e, a));
-  a.precision.compute = Compute::kTF32;
-  const int64_t offsets[] = {0, 3, 3};  // a grouped GEMM: only the cluster kernels walk its groups
-  a.group_offsets = offsets, a.batch = 2;
-  EXPECT_TRUE(auto_candidate(*e, a));
-  a.group_offsets = nullptr;  // a strided batch: the kernels that run it in one launch
-  EXPECT_TRUE(auto_candidate(*e, a));
+  auto with_ops = [&](int64_t m, int64_t n, int64_t k, Op opA, Op opB) {
+    GemmArgs a = call(DType::kF32, DType::kF32, m, n, k);
+    a.opA = opA, a.opB = opB, a.lda = opA == Op::N ? k : m, a.ldb = opB == Op::T ? k : n;
+    return a;
+  };
+  struct Want {
+    Op opA, opB;
+    int64_t m, k;
+    bool copy_b, swap;
+  };
+  for (const Want& w : {Want{Op::N, Op::T, 128, 8192, false, false}, Want{Op::T, Op::T, 128, 8192, false, false},
+                        Want{Op::N, Op::N, 128, 8192, false, true}, Want{Op::N, Op::N, 4096, 3072, false, true},
+                        Want{Op::N, Op::N, 4096, 3071, true, false}, Want{Op::T, Op::N, 128, 8192, true, false},
+                        Want{Op::T, Op::N, 8192, 16, true, false}}) {
+    const GemmArgs a = with_ops(w.m, 4096, w.k, w.opA, w.opB);
+    const impl::LaunchPlan p = make_plan(*e, a, 132);
+    EXPECT_FALSE(p.copy_a) << w.m << " " << w.k;
+    EXPECT_EQ(p.copy_b, w.copy_b) << w.m << " " << w.k;
+    EXPECT_TRUE(p.round_tf32);
+    EXPECT_EQ(swaps_operands(*e, a), w.swap) << w.m << " " << w.k;
+    EXPECT_EQ(auto_candidate(*e, a), !(w.copy_b && w.m <= 128)) << w.m << " " << w.k;  // B copied for few rows
+    if (w.swap) {  // the schedule of the call with m and n swapped
+      const impl::LaunchPlan q = make_plan(*e, with_ops(4096, w.m, w.k, Op::N, Op::T), 132);
+      EXPECT_EQ(p.splits, q.splits);
+      EXPECT_EQ(p.k_per_split, q.k_per_split);
+      EXPECT_EQ(p.part_rows, q.part_rows);
+      EXPECT_EQ(p.clusters, q.clusters);
+      EXPECT_EQ(p.parts_bytes, q.parts_bytes);
+    }
+  }
+  EXPECT_FALSE(swaps_operands(*find_entry("wgmma_cluster_bf16_128x256"), with_ops(128, 4096, 8192, Op::N, Op::N)));
+  GemmArgs grouped = with_ops(128, 4096, 8192, Op::N, Op::N);
+  const int64_t offsets[] = {0, 64, 128};
+  grouped.group_offsets = offsets, grouped.batch = 2;
+  EXPECT_FALSE(swaps_operands(*e, grouped));
+  const impl::LaunchPlan g = make_plan(*e, grouped, 132);
+  EXPECT_TRUE(g.copy_b && !g.copy_a);
 }
 
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.

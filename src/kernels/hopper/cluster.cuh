@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 #include <type_traits>
 
 #include "device/common.cuh"
@@ -191,9 +192,11 @@ cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
-// 16-bit type, when C is not FP32).
+// 16-bit type, when C is not FP32). transposed: a is the call with A and B
+// swapped (swapped_call), whose results go to C transposed (split-k parts
+// side by side along C's rows, then summed into it).
 template <class Cfg, class T, bool TA, bool TB, class Out = T, bool Blocks = false>
-cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
+cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, bool transposed = false) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
   const int64_t cluster_tiles = ClusterTiles<Cfg>(a.m, a.n).count();
@@ -204,6 +207,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     if (a.batch > 1) return cudaErrorInvalidValue;  // the plan splits no batch
     parts = {int(plan.splits), int(plan.k_per_split / Ops::kSliceK), int(plan.part_rows), a.m};
     out.m = plan.splits * plan.part_rows;
+    if (transposed) out.ldc = out.m;  // C's a.n rows, each part's a.m columns in turn (within the plan's bytes)
   }
   const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
                         a.group_offsets, a.group_counts, group_capacity(a)};
@@ -228,6 +232,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   CUtensorMap map_a, map_b, map_c;
   bool tma_store = false;
   device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
+  p.c_transposed = transposed;
   if (pointer_array(a)) {  // each matrix's maps made on the device
     if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &p, &map_a, &map_b, &map_c, &tma_store);
         err != cudaSuccess) {
@@ -236,6 +241,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   } else {
     if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
     if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+    tma_store = tma_store && !transposed;  // transposed results leave by direct stores
   }
   if (cudaError_t err =
           launch_sm90<Cfg, Ops>(kernel, grid, stream, pointer_array(a), map_a, map_b, map_c, p, tma_store, parts,
@@ -243,36 +249,53 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
       err != cudaSuccess) {
     return err;
   }
+  if (transposed && plan.splits > 1) {
+    return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C, a.n,
+                            a.m, a.ldc, stream, a.precision.c);
+  }
   return sum_split_parts(a, plan, out, stream);
 }
 
+// The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: for op pair (N, N), whose B (k x n, n contiguous) then is
+// an A stored MN-major (op T, read into registers) and whose A a B stored K-major (op T).
+inline GemmArgs swapped_call(const GemmArgs& a) {
+  GemmArgs s = a;
+  std::swap(s.A, s.B), std::swap(s.lda, s.ldb), std::swap(s.m, s.n), std::swap(s.stride_a, s.stride_b);
+  s.opA = s.opB = Op::T;
+  return s;
+}
 
-// f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP32 as
-// tf32 and FP8: wgmma reads them K-major only, so the plan has operands
-// stored otherwise copied transposed (and rounded, tf32) first, and one
-// kernel (op pair N, T) serves every call; operands already K-major are
-// rounded to tf32 by TMA as it loads them (tensor maps of type TFLOAT32).
-// FP8 has a kernel per 16-bit C type (bf16's serves FP32 C).
+// f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP8: wgmma
+// reads it K-major only, so the plan has operands stored otherwise copied
+// transposed first, and one kernel (op pair N, T) serves every call; it has
+// a kernel per 16-bit C type (bf16's serves FP32 C). FP32 as tf32: K-major
+// too, but A may come from registers, so op pair (T, T) has a kernel of its
+// own and (N, N) runs it on the swapped call (a grouped GEMM's rows, which
+// the swap would make columns, and (T, N) have copies made first, plan.cpp);
+// TMA rounds the operands to tf32 as it loads them (maps of type TFLOAT32).
 template <class Cfg, DType AB>
 cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB) return cudaErrorInvalidValue;
-  if constexpr (AB == DType::kF32 || sizeof(T) == 1) {  // the plan's copies made both operands K-major
-    if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
-    if constexpr (sizeof(T) == 1) {
-      if (a.block_scales.any()) {
-        if constexpr (Cfg::kBN == 128) {
-          if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
-          return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
-        } else {
-          return cudaErrorInvalidValue;  // the registry's fp8_block_scales keeps such calls away
-        }
-      }
-      if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half>(a, plan, stream);
-      return launch_ops<Cfg, T, false, true, __nv_bfloat16>(a, plan, stream);
-    } else {
-      return launch_ops<Cfg, T, false, true>(a, plan, stream);
+  if constexpr (AB == DType::kF32) {
+    if (a.opA == Op::N && a.opB == Op::T) return launch_ops<Cfg, T, false, true>(a, plan, stream);
+    if (a.opA == Op::T && a.opB == Op::T) return launch_ops<Cfg, T, true, true>(a, plan, stream);
+    if (a.opA == Op::N && a.opB == Op::N && !grouped(a) && !pointer_array(a)) {
+      return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
     }
+    return cudaErrorInvalidValue;
+  } else if constexpr (sizeof(T) == 1) {  // the plan's copies made both operands K-major
+    if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
+    if (a.block_scales.any()) {
+      if constexpr (Cfg::kBN == 128) {
+        if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
+        return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
+      } else {
+        return cudaErrorInvalidValue;  // the registry's fp8_block_scales keeps such calls away
+      }
+    }
+    if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half>(a, plan, stream);
+    return launch_ops<Cfg, T, false, true, __nv_bfloat16>(a, plan, stream);
   } else {
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, plan, stream); });
   }

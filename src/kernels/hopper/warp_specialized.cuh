@@ -85,7 +85,10 @@ struct NoHook {
 // acc = this warpgroup's rows a_row0..+63 of the tile (N accumulators per
 // thread: 2N columns), over `slices` k-slices from the ring (slices >= 1).
 // Keeps one slice of wgmmas in flight: the stage of slice kt - 1 is released
-// once slice kt is issued and kt - 1 has completed. `signals`: this thread
+// once slice kt is issued and kt - 1 has completed (tf32's A from registers:
+// each slice completes before the next one's fragments are loaded, which
+// ptxas would otherwise serialize; the other consumer warpgroup keeps the
+// tensor cores busy meanwhile). `signals`: this thread
 // arrives on the empty barriers for its warpgroup. hook(c), c = 0..Hooks-1,
 // runs while the wgmmas of slice c run (after the last slice if there are
 // fewer): other work for the warpgroup that does not touch acc.
@@ -112,6 +115,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
   int previous = 0, kt = 0;
   constexpr bool kPromote = sizeof(T) == 1;
   float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
+  using A = typename Ops::A;
   auto slice = [&] {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
     if constexpr (kPromote) {
@@ -126,8 +130,15 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 #pragma unroll
       for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
     } else {
-      sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
-      sm90::wgmma_wait<1>();
+      if constexpr (A::kRegisters) {  // the fragments are read until the slice completes
+        uint32_t f[sm90::kSliceSteps][4];
+        sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
+        sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
+        sm90::wgmma_wait<0>();
+      } else {
+        sm90::mma_slice<T, A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
+        sm90::wgmma_wait<1>();
+      }
       if (kt > 0 && signals) release(previous);
     }
     previous = ring.stage;
@@ -151,7 +162,10 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 // N accumulators: the tile is 2N columns wide).
 template <class P, int N>
 __device__ __forceinline__ void store_tile(const P& p, const float (&acc)[N], int64_t row0, int64_t col0, int t) {
-  if (p.c_f32) {
+  if (p.c_transposed) {  // FP32 C: the tf32 kernels' (its type when C is not)
+    if (p.c_f32) device::sm90::store_64xN_transposed<float, 2 * N>(p, acc, row0, col0, t);
+    else device::sm90::store_64xN_transposed<typename P::C16, 2 * N>(p, acc, row0, col0, t);
+  } else if (p.c_f32) {
     device::sm90::store_64xN<float, 2 * N>(p, acc, row0, col0, t);
   } else {
     device::sm90::store_64xN<typename P::C16, 2 * N>(p, acc, row0, col0, t);
