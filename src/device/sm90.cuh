@@ -446,17 +446,14 @@ __device__ __forceinline__ void store_64xN(const P& p, const float (&d)[N / 2], 
 
 // The same block stored transposed (TcParams::c_transposed): result (i, j) at C[j ldc + i], i < m, j < n.
 // A warp's store covers 8 consecutive i of four j: whole 32-byte sectors of FP32 C.
-template <class CT, int N, class P>
-__device__ __forceinline__ void store_64xN_transposed(const P& p, const float (&d)[N / 2], int64_t row0, int64_t col0,
-                                                      int t) {
+template <int N, class T>
+__device__ __forceinline__ void store_64xN_transposed(const TcParams<T>& p, const float (&d)[N / 2], int64_t row0,
+                                                      int64_t col0, int t) {
   const int64_t row = row0 + 16 * (t / 32) + (t % 32) / 4, col = col0 + 2 * (t % 4);
 #pragma unroll
   for (int j = 0; j < N / 2; ++j) {  // d[j]: row + 8 ((j / 2) % 2), column col + 8 (j / 4) + j % 2
     const int64_t i = row + 8 * ((j / 2) % 2), c = col + 8 * (j / 4) + j % 2;
-    if (i >= p.m || c >= p.n) continue;
-    CT* at = static_cast<CT*>(p.C) + c * p.ldc + i;
-    const float v = p.alpha * d[j];
-    *at = from_float<CT>(p.beta != 0.0f ? v + p.beta * to_float(*at) : v);
+    if (i < p.m && c < p.n) store_one(p, c, i, d[j]);
   }
 }
 

@@ -229,7 +229,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
   if (clusters < 1) return cudaErrorInvalidConfiguration;
   const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
-  CUtensorMap map_a, map_b, map_c;
+  CUtensorMap map_a, map_b, map_c{};
   bool tma_store = false;
   device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
   p.c_transposed = transposed;
@@ -240,8 +240,9 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     }
   } else {
     if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
-    tma_store = tma_store && !transposed;  // transposed results leave by direct stores
+    if (!transposed) {  // transposed results leave by direct stores
+      if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+    }
   }
   if (cudaError_t err =
           launch_sm90<Cfg, Ops>(kernel, grid, stream, pointer_array(a), map_a, map_b, map_c, p, tma_store, parts,

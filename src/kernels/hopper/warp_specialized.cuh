@@ -162,10 +162,10 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 // N accumulators: the tile is 2N columns wide).
 template <class P, int N>
 __device__ __forceinline__ void store_tile(const P& p, const float (&acc)[N], int64_t row0, int64_t col0, int t) {
-  if (p.c_transposed) {  // FP32 C: the tf32 kernels' (its type when C is not)
-    if (p.c_f32) device::sm90::store_64xN_transposed<float, 2 * N>(p, acc, row0, col0, t);
-    else device::sm90::store_64xN_transposed<typename P::C16, 2 * N>(p, acc, row0, col0, t);
-  } else if (p.c_f32) {
+  if constexpr (std::is_same_v<P, device::TcParams<float>>) {  // tf32: the swapped call's results (cluster.cuh)
+    if (p.c_transposed) return device::sm90::store_64xN_transposed<2 * N>(p, acc, row0, col0, t);
+  }
+  if (p.c_f32) {
     device::sm90::store_64xN<float, 2 * N>(p, acc, row0, col0, t);
   } else {
     device::sm90::store_64xN<typename P::C16, 2 * N>(p, acc, row0, col0, t);
