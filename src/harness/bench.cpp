@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "harness/cublaslt.hpp"
 #include "harness/device_data.hpp"
@@ -341,12 +342,30 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                                                         },
                                                         reference};
         if (grouped) launches.push_back(tessel_loop);
+        // With an epilogue, the same call without it, timed in the same alternation: what fusing costs.
+        GemmArgs plain = run;
+        plain.epilogue = {};
+        std::string plain_ran = kernel;
+        if (es.any()) {
+          if (kernel == kAuto && !select_kernel(plain, &plain_ran).ok()) plain_ran.clear();
+          launches.push_back([&] {
+            if (Status s = run_gemm(kernel, plain); !s.ok()) throw std::runtime_error(s.message());
+          });
+        }
         const std::vector<Summary> timed = time_launches(launches, flush, o);
         row.ms = timed[0], row.ref_ms = timed[1];
+        std::vector<std::string> notes;
         if (grouped) {
-          row.note = fmt::format("{} groups ({}); a loop of tessel calls: {:.4f} ms, this call {:.2f}x it", o.groups,
-                                 o.skew ? "skewed" : "equal", timed[2].median, timed[2].median / timed[0].median);
+          notes.push_back(fmt::format("{} groups ({}); a loop of tessel calls: {:.4f} ms, this call {:.2f}x it",
+                                      o.groups, o.skew ? "skewed" : "equal", timed[2].median,
+                                      timed[2].median / timed[0].median));
         }
+        if (es.any()) {
+          const Summary& p = timed.back();
+          notes.push_back(fmt::format("without the epilogue ({}): {:.4f} ms, the epilogue costs {:+.1f}%", plain_ran,
+                                      p.median, 100.0 * (timed[0].median / p.median - 1.0)));
+        }
+        row.note = fmt::format("{}", fmt::join(notes, "; "));
         if (fused && is_fp8(ab) && ltA.size() == 0 && !blocks) {  // cuBLASLt's FP8 result on the same operands, against the same check
           reference();
           check_cuda(cudaDeviceSynchronize(), "reference");

@@ -73,6 +73,8 @@ TEST_F(Epilogue, FusedIntoTheHopperKernels) {
   };
   const Case cases[] = {
       {"wgmma_cluster_bf16_128x128", "bf16", {3000, 2504, 192}},                // held tiles
+      {"wgmma_cluster_bf16_128x256", "bf16", {2000, 3000, 1000}},               // held, k not in whole slices
+      {"wgmma_cluster_f16_128x256_streamk", "f16", {4096, 4096, 320}},          // stream-K's whole units
       {"wgmma_cluster_f16_128x192", "f16", {1000, 1512, 256}},                  // TMA stores
       {"wgmma_cluster_bf16_128x256", "bf16:f32", {777, 1000, 136}},             // FP32 C: the pass
       {"wgmma_cluster_f16_64x128", "f16", {300, 1001, 200}},                    // direct stores
