@@ -361,11 +361,11 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
                                       timed[2].median / timed[0].median));
         }
         if (es.any()) {
-          const Summary& p = timed.back();
+          const double without = timed.back().median;
           notes.push_back(fmt::format("without the epilogue ({}): {:.4f} ms, the epilogue costs {:+.1f}%", plain_ran,
-                                      p.median, 100.0 * (timed[0].median / p.median - 1.0)));
+                                      without, 100.0 * (timed[0].median / without - 1.0)));
         }
-        row.note = fmt::format("{}", fmt::join(notes, "; "));
+        row.note = fmt::to_string(fmt::join(notes, "; "));
         if (fused && is_fp8(ab) && ltA.size() == 0 && !blocks) {  // cuBLASLt's FP8 result on the same operands, against the same check
           reference();
           check_cuda(cudaDeviceSynchronize(), "reference");
