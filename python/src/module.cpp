@@ -173,9 +173,21 @@ bool on_gpu(const nb::ndarray<>& x, int device) {
   return x.device_type() == nb::device::cuda::value && int(x.device_id()) == device;
 }
 
-// The call, with scratch memory from `workspace` or, where the call needs
-// some, from allocate(bytes) (asked by tessel once it has chosen the kernel);
-// the GIL released while tessel plans and enqueues.
+// Whether work enqueued on `stream` now would be captured into a graph (a
+// failed query counts as captured: the caller's allocator is then asked).
+bool capturing(cudaStream_t stream) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) == cudaSuccess) return status != cudaStreamCaptureStatusNone;
+  cudaGetLastError();
+  return true;
+}
+
+// The call, with scratch memory from `workspace`, or, where the call needs
+// some and the stream is being captured, from allocate(bytes) (asked by
+// tessel once it has chosen the kernel): a graph then owns its memory.
+// Outside a capture tessel's own buffers serve, kept per stream with their
+// flags at zero, so a call neither allocates nor clears scratch memory.
+// The GIL is released while tessel plans and enqueues.
 void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::optional<nb::ndarray<>> workspace,
          const std::optional<nb::callable>& allocate, int device) {
   const bool named = !kernel.empty() && kernel != "auto";
@@ -200,7 +212,7 @@ void run(tessel::GemmArgs g, const std::string& kernel, uintptr_t stream, std::o
   };
   const auto s = reinterpret_cast<cudaStream_t>(stream);
   tessel::Status status;
-  if (allocate && !workspace) {  // the GIL kept: the allocator may be called (enqueueing does not block)
+  if (allocate && !workspace && capturing(s)) {  // the GIL kept: the allocator may be called (enqueueing does not block)
     status = named ? tessel::run_kernel(kernel, g, s, from_python) : tessel::gemm(g, s, from_python);
   } else {
     nb::gil_scoped_release unlocked;

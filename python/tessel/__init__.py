@@ -132,7 +132,8 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     registered kernel by name (``list_kernels()``)
     instead of auto-dispatch. The call is enqueued on ``stream`` (default: the framework's
     current stream). Scratch memory, when a call needs any, comes from the framework's
-    allocator, so the call can be captured into a CUDA graph.
+    allocator while the stream is being captured into a CUDA graph (the graph owns it), and
+    otherwise from tessel's own buffers, kept per stream (``release_workspaces()`` frees them).
     """
     if a.ndim == 3 or b.ndim == 3:
         return _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale_a, scale_b)
@@ -144,8 +145,8 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
             raise ValueError("beta != 0 reads out: pass out=")
         out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
     p = _precision(a, out, precision)
-    # Scratch memory, where the call needs any, from the framework's allocator (other
-    # frameworks: tessel's own buffers, which a CUDA graph cannot capture).
+    # Scratch memory under graph capture from the framework's allocator (other frameworks:
+    # tessel's own buffers, which a CUDA graph cannot capture).
     framework = _framework(a)
     if framework == "torch":
         if not a.is_cuda:
@@ -293,7 +294,7 @@ def _block_scales(block_scales, a, b):
 
 def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,
                 scales=(0, 0), blocks=(None, None)):
-    """One extension call on torch tensors (checked to be on one GPU); scratch memory from torch's allocator."""
+    """One extension call on torch tensors (checked to be on one GPU); scratch memory under capture from torch's."""
     device = a.get_device()
     allocate = lambda nbytes: _torch_bytes(nbytes, device)  # noqa: E731
     stream = _torch_stream(device) if stream is None else _stream(a, stream)

@@ -3,7 +3,7 @@
 
 Registered with ``torch.library`` with fake (meta) implementations, so
 ``torch.compile(fullgraph=True)`` traces models that call them; scratch memory
-comes from torch's caching allocator, so CUDA graph capture works.
+comes from torch's caching allocator while a CUDA graph is captured, so capture works.
 """
 from typing import Optional, Tuple
 
