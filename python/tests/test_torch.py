@@ -99,6 +99,36 @@ def test_cuda_graph_capture_and_replay():
     assert torch.equal(out, direct)
 
 
+def test_torch_allocator_serves_scratch_only_under_capture():
+    a = operand(64, 16384, torch.bfloat16, False, 9)  # few tiles, deep k: scratch memory
+    b = operand(16384, 64, torch.bfloat16, False, 10)
+    out = torch.empty(64, 64, device="cuda", dtype=torch.bfloat16)
+    asked = []
+
+    def allocate(nbytes):
+        asked.append(nbytes)
+        return torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+
+    def call():
+        tessel._tessel.gemm_described(tessel._describe(a), tessel._describe(b), tessel._describe(out),
+                                      a.get_device(), 1.0, 0.0, "bf16", "auto",
+                                      torch.cuda.current_stream().cuda_stream, allocate)
+
+    call()  # outside a capture: tessel's own buffers
+    torch.cuda.synchronize()
+    direct = out.clone()
+    assert asked == []
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        call()
+    assert len(asked) == 1 and asked[0] > 0
+    out.zero_()
+    g.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, direct)
+    assert rel_err(out, a.double() @ b.double()) < TOL[torch.bfloat16]
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("activation", [None, "relu", "gelu", "gelu_tanh", "silu"])
 def test_linear_with_bias_and_activation_in_one_call(dtype, activation):
