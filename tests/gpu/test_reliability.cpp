@@ -15,6 +15,7 @@
 #include "harness/fuzz.hpp"
 #include "harness/reference.hpp"
 #include "harness/typed.hpp"
+#include "harness/verify.hpp"
 
 namespace {
 
@@ -326,6 +327,7 @@ TEST_F(Reliability, DeviceResetThenCallIsCorrect) {
       EXPECT_EQ(got[0], 64.0f) << "round " << round;  // 256 products of 0.25
       EXPECT_EQ(got.back(), 64.0f) << "round " << round;
     }
+    tessel::harness::release_case_arrays();  // the reset frees every allocation, the verifier's cached ones too
     ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
   }
 }
