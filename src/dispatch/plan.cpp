@@ -203,15 +203,15 @@ bool fp32_stream_pays(const GemmArgs& a) {
   return a.m <= impl::kSmallMFmaOpNMaxM || (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
 }
 
-// Step 16 on tensor cores: with 16-bit B op T always, op N where it measured faster than the wgmma tiles.
+// Step 16 on tensor cores: with 16-bit B where it measured faster than the wgmma tiles.
 // tf32: with op N the tiles copy all of B transposed first; with op T they measured faster where the
 // operands' rows are in 16-byte units (else WMMA ran, far slower).
 bool small_mma_pays(const GemmArgs& a) {
   if (size_of(a.precision.ab) == 4) {
     return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
   }
-  return a.opB == Op::T ||
-         (a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN);
+  if (a.opB == Op::T) return a.m <= 8 || a.n < impl::kSmallMmaOpTTwoTileMinN;
+  return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
 
 // tf32 on the wgmma kernels with A read from registers where it is MN-major (swaps_operands).

@@ -657,7 +657,9 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   EXPECT_FALSE(candidate(16, 4096, 4096, Op::N));  // the tiles won at m = 16
   EXPECT_FALSE(candidate(1, 7168, 2048, Op::N));   // shallow k
   EXPECT_FALSE(candidate(8, 8, 32768, Op::N));     // narrow n
-  EXPECT_TRUE(candidate(16, 7168, 2048, Op::T));
+  EXPECT_TRUE(candidate(8, 7168, 2048, Op::T));
+  EXPECT_TRUE(candidate(16, 4096, 14336, Op::T));
+  EXPECT_FALSE(candidate(16, 7168, 2048, Op::T));  // two 8-row tiles a fragment: the TMA tiles stream wide B faster
   EXPECT_TRUE(candidate(1, 8, 32768, Op::T));
   // tf32: with op N the tiles would copy B transposed first, so step 16 at every m <= 16;
   // with op T the tiles.
