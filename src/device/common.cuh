@@ -137,14 +137,35 @@ cudaError_t with_ops(Op opA, Op opB, F&& launch) {
 // Enqueues kernel<<<grid, block, smem, stream>>>(args...) and returns this
 // launch's own error, never one the caller left pending (cudaGetLastError
 // would return that); a failed launch leaves no error pending behind it.
+// after_trigger (compute capability 9.0): programmatic dependent launch, the
+// kernel may start before the one before it on the stream has finished, once
+// that one lets it (griddepcontrol.launch_dependents); it must call
+// wait_for_prior_grid before it reads what that one wrote.
 template <class... Params, class... Args>
-cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                   Args&&... args) {
+cudaError_t launch_after(bool after_trigger, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                         cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
   cudaLaunchConfig_t config{};
   config.gridDim = grid, config.blockDim = block, config.dynamicSmemBytes = smem, config.stream = stream;
+  config.attrs = &attr, config.numAttrs = after_trigger ? 1 : 0;
   const cudaError_t err = cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
   if (err != cudaSuccess) cudaGetLastError();
   return err;
+}
+template <class... Params, class... Args>
+cudaError_t launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
+                   Args&&... args) {
+  return launch_after(false, kernel, grid, block, smem, stream, std::forward<Args>(args)...);
+}
+
+// Waits until the kernel before this one on the stream has finished and its
+// writes are visible (a no-op unless launched after its trigger).
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
 }
 
 // base advanced by the bytes that `offset` holds as an address (a pointer

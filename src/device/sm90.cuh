@@ -137,9 +137,8 @@ __device__ __forceinline__ void replace_tensor_map_address(CUtensorMap* map, con
 }
 // Programmatic dependent launch: a kernel lets the next one on its stream
 // start (launch_dependents); that one waits, before it reads what the first
-// wrote, until the first has finished and its writes are visible.
+// wrote, until the first has finished (device::wait_for_prior_grid).
 __device__ __forceinline__ void launch_dependents() { asm volatile("griddepcontrol.launch_dependents;" ::: "memory"); }
-__device__ __forceinline__ void wait_for_prior_grid() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
 __device__ __forceinline__ void release_tensor_maps() {
   asm volatile("fence.proxy.tensormap::generic.release.gpu;" ::: "memory");
 }

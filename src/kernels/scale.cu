@@ -63,6 +63,7 @@ __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc
 template <class T>
 __global__ void sum_parts_kernel(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta,
                                  T* C, int64_t m, int64_t n, int64_t ldc) {
+  device::wait_for_prior_grid();  // the parts' kernel may still run (launch_sum_parts' after_trigger)
   const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
@@ -85,12 +86,12 @@ dim3 row_grid(int64_t m, int64_t n, int columns) {
 }  // namespace
 
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,
-                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type) {
+                             int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type, bool after_trigger) {
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
-    return device::launch(sum_parts_kernel<T>, row_grid(m, n, 1), kThreads, 0, stream, parts, count, part_stride, ldp,
-                          beta, static_cast<T*>(C), m, n, ldc);
+    return device::launch_after(after_trigger, sum_parts_kernel<T>, row_grid(m, n, 1), kThreads, 0, stream, parts,
+                                count, part_stride, ldp, beta, static_cast<T*>(C), m, n, ldc);
   });
 }
 

@@ -100,10 +100,11 @@ cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cud
   return cudaSuccess;
 }
 
-cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream) {
+cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream,
+                            bool after_trigger) {
   if (plan.splits <= 1) return cudaSuccess;
   return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows * out.ldc, out.ldc, call.beta,
-                          call.C, call.m, call.n, call.ldc, stream, call.precision.c);
+                          call.C, call.m, call.n, call.ldc, stream, call.precision.c, after_trigger);
 }
 
 cudaError_t release_own_workspaces() {

@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
   init_ring(smem, Cfg::kConsumers);
-  if (p.matrix_maps != nullptr) sm90::wait_for_prior_grid();  // the maps (pointer_maps.cuh)
+  if (p.matrix_maps != nullptr) device::wait_for_prior_grid();  // the maps (pointer_maps.cuh)
+  if (parts.count > 1) sm90::launch_dependents();  // the parts' sum may launch (it waits for this grid)
 
   // The cluster walks work items: cluster tiles (ClusterTiles) part by part,
   // matrix by matrix; this CTA takes tile `rank` of each.
@@ -252,9 +253,9 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   }
   if (transposed && plan.splits > 1) {
     return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C, a.n,
-                            a.m, a.ldc, stream, a.precision.c);
+                            a.m, a.ldc, stream, a.precision.c, true);
   }
-  return sum_split_parts(a, plan, out, stream);
+  return sum_split_parts(a, plan, out, stream, true);
 }
 
 // The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: for op pair (N, N), whose B (k x n, n contiguous) then is

@@ -170,7 +170,7 @@ cudaError_t prepare_kernel(void (*kernel)(Params...), int* resident) {
 // of Ops::kCluster along x) with Ops' shared memory. after_trigger: launched
 // as soon as the kernel before it on the stream lets it (programmatic
 // dependent launch), which the kernel then waits for before it reads what
-// that kernel wrote (device::sm90::wait_for_prior_grid).
+// that kernel wrote (device::wait_for_prior_grid).
 template <class Cfg, class Ops, class... Params, class... Args>
 cudaError_t launch_sm90(void (*kernel)(Params...), unsigned grid, cudaStream_t stream, bool after_trigger,
                         Args&&... args) {
