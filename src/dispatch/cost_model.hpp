@@ -122,10 +122,10 @@ constexpr int64_t kSmallMmaMinRounds = 2;
 constexpr int64_t kSmallMmaOpNMaxM = 8;
 constexpr int64_t kSmallMmaOpNMinK = 4096;
 constexpr int64_t kSmallMmaOpNMinN = 512;
-// With B op T it runs them at m <= 8, and at 8 < m <= 16 over fewer than 6144
-// columns: there each fragment of B feeds two 8-row mma tiles, and from 6144
-// columns the TMA-fed tiles streamed B faster (bf16, H100: 16 x 6144 x 4096
-// 29.2 against 34.4 us, 16 x 10240 x 8192 71.4 against 79.0; 4096 columns: 23.0 against 25.2).
+// With B op T it runs them on one 8-row mma tile (m <= 8), and on two over
+// fewer than 6144 columns: from there the TMA-fed tiles streamed B faster
+// (bf16, H100: docs/ladder.md, step 16).
+constexpr int64_t kSmallMmaOneTileMaxM = 8;
 constexpr int64_t kSmallMmaOpTTwoTileMinN = 6144;
 // FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
 // weight (n k) of at least 2^25 values; with op N at m <= 4, or with k of at

@@ -210,7 +210,7 @@ bool small_mma_pays(const GemmArgs& a) {
   if (size_of(a.precision.ab) == 4) {
     return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
   }
-  if (a.opB == Op::T) return a.m <= 8 || a.n < impl::kSmallMmaOpTTwoTileMinN;
+  if (a.opB == Op::T) return a.m <= impl::kSmallMmaOneTileMaxM || a.n < impl::kSmallMmaOpTTwoTileMinN;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
 
