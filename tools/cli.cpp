@@ -441,12 +441,12 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   }
   out << fmt::format("{} ({} SMs, driver CUDA {}), {}\n", run.gpu.name, run.gpu.sm_count,
                      version_string(run.gpu.driver_version), run.date);
-  out << fmt::format("reference: {}{}\nmedian of up to {} runs, L2 flushed before each\n", run.reference,
+  out << fmt::format("reference: {}{}\nmedian of up to {} runs, L2 flushed before each ({})\n", run.reference,
                      !b.options.epilogue.any()   ? ""
                      : b.options.fused_reference ? ", epilogue " + to_string(b.options.epilogue) + " fused"
                                                  : ", then the epilogue " + to_string(b.options.epilogue) +
                                                        " in a separate pass",
-                     b.options.repeat);
+                     b.options.repeat, b.options.read_flush ? "reads" : "a memset");
   Cublas cublas;
   std::vector<BenchRow> rows;
   // Rows printed and written as they are measured: a run cut short keeps what it measured.
@@ -734,6 +734,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_option("--warmup", bo.options.warmup, "Untimed runs first")->capture_default_str();
   bench->add_option("--max-seconds", bo.options.max_seconds, "Stop repeating a row after this long (>= 3 runs)")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  bench->add_flag("--read-flush", bo.options.read_flush,
+                  "Flush L2 by reading a buffer twice its size (clean lines) instead of writing it");
   bench->add_option("--alpha", bo.options.alpha, "alpha of every call")->capture_default_str();
   bench->add_option("--beta", bo.options.beta, "beta of every call (non-zero: C is read too)")->capture_default_str();
   bench->add_option("--epilogue", bo.epilogue,

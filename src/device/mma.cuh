@@ -325,7 +325,7 @@ struct TcParams {
   const void* const* b_array = nullptr;
   void* const* c_array = nullptr;
   const CUtensorMap* matrix_maps = nullptr;
-  bool c_transposed = false;  // results (i, j) at C[j ldc + i]: a kernel computing Cᵀ = Bᵀ·Aᵀ (sm90 tf32)
+  bool c_transposed = false;  // results (i, j) at C[j ldc + i]: a kernel computing Cᵀ = Bᵀ·Aᵀ (sm90)
   Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
   float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
 };

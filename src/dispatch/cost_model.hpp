@@ -127,6 +127,19 @@ constexpr int64_t kSmallMmaOpNMinN = 512;
 // (bf16, H100: docs/ladder.md, step 16).
 constexpr int64_t kSmallMmaOneTileMaxM = 8;
 constexpr int64_t kSmallMmaOpTTwoTileMinN = 6144;
+// Step 16 on Hopper, the swapped 64 x 16 tiles (16-bit inputs, A with op N and A, B
+// in 16-byte units for TMA): where they measured faster than step 16's stream and
+// the tiles (bf16, H100, LLM and skinny suites): from kSwapMinK deep (the
+// shallowest measured); with B op N up to kSwapOpNMaxN columns (wider: the stream);
+// with op T from kSwapOpTMinK deep and kSwapOpTMinN wide (shallower or narrower:
+// the stream). Above kSwapFewRowsMaxM rows only below kSwapManyRowsMaxN columns
+// (from there step 15's single CTAs won).
+constexpr int64_t kSwapMinK = 512;
+constexpr int64_t kSwapOpNMaxN = 16384;
+constexpr int64_t kSwapOpTMinK = 6144;
+constexpr int64_t kSwapOpTMinN = 1024;
+constexpr int64_t kSwapFewRowsMaxM = 8;
+constexpr int64_t kSwapManyRowsMaxN = 14336;
 // FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
 // weight (n k) of at least 2^25 values; with op N at m <= 4, or with k of at
 // least 1024 and a weight of at least 2^18. Elsewhere the 64x64 split-k tiles

@@ -668,9 +668,8 @@ bool all_aligned(const GemmArgs& a) {
 // call, if it can take it; otherwise, among the kernels of the latest ladder
 // step that can take the arguments (each step is faster than the one before
 // on large shapes), pick_by_blocks(); when those are persistent kernels,
-// pick_persistent() among them and the persistent kernels of the step before
-// (step 15, stream-K, shares k-slices only where that pays; step 14 has the
-// other tile shapes).
+// pick_persistent() among them, and for step 15 among step 14's too (stream-K
+// shares k-slices only where that pays; step 14 has the other tile shapes).
 // lean: only kernels that can run the call without scratch memory (the GPU had no room for it).
 // realign: the operands copied with aligned rows for kernels that need them so (realign_for).
 Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bool lean = false, Realign realign = {}) {
@@ -701,7 +700,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
   }
   const bool persistent = !candidates.empty() && std::all_of(candidates.begin(), candidates.end(),
                                                              [](const KernelEntry* e) { return e->persistent; });
-  if (persistent) {  // this step's candidates and the step before's persistent kernels, in registry order
+  if (persistent && step == 15) {  // step 15's candidates and step 14's, in registry order
     candidates.clear();
     for (const KernelEntry* e : fitting) {
       const bool step_or_before = e->info.ladder_step == step || e->info.ladder_step == step - 1;

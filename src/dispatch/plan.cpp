@@ -203,13 +203,26 @@ bool fp32_stream_pays(const GemmArgs& a) {
   return a.m <= impl::kSmallMFmaOpNMaxM || (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
 }
 
-// Step 16 on tensor cores: with 16-bit B where it measured faster than the wgmma tiles.
+// Step 16 on Hopper's swapped tiles (KernelEntry::swaps): 16-bit inputs, m <= 16, A with op N, A and B
+// where TMA reads them, one plain matrix, where they measured faster (cost_model.hpp, kSwap*).
+bool swapped_tiles_pay(const GemmArgs& a) {
+  if (size_of(a.precision.ab) != 2 || a.m > impl::kSmallMMaxM || a.k < impl::kSwapMinK || a.opA != Op::N) return false;
+  if (a.batch > 1 || impl::grouped(a) || impl::pointer_array(a) || a.epilogue.any()) return false;
+  if (!impl::in_16_byte_units(a.A, a.lda, 2) || !impl::in_16_byte_units(a.B, a.ldb, 2)) return false;
+  if (a.m > impl::kSwapFewRowsMaxM && a.n >= impl::kSwapManyRowsMaxN) return false;
+  if (a.opB == Op::N) return a.n <= impl::kSwapOpNMaxN;
+  return a.k >= impl::kSwapOpTMinK && a.n >= impl::kSwapOpTMinN;
+}
+
+// Step 16 on tensor cores: with 16-bit B where it measured faster than the wgmma tiles (and Hopper's
+// swapped tiles do not take the call).
 // tf32: with op N the tiles copy all of B transposed first; with op T they measured faster where the
 // operands' rows are in 16-byte units (else WMMA ran, far slower).
 bool small_mma_pays(const GemmArgs& a) {
   if (size_of(a.precision.ab) == 4) {
     return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
   }
+  if (swapped_tiles_pay(a)) return false;
   if (a.opB == Op::T) return a.m <= impl::kSmallMmaOneTileMaxM || a.n < impl::kSmallMmaOpTTwoTileMinN;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
@@ -230,13 +243,14 @@ bool tf32_copies_b_for_few_rows(const KernelEntry& e, const GemmArgs& a) {
 }  // namespace
 
 bool swaps_operands(const KernelEntry& e, const GemmArgs& a) {
-  return tf32_registers(e, a) && a.opA == Op::N && a.opB == Op::N &&
-         4 * a.k >= impl::kTf32SwapDepthQuarters * a.m;
+  return e.swaps || (tf32_registers(e, a) && a.opA == Op::N && a.opB == Op::N &&
+                     4 * a.k >= impl::kTf32SwapDepthQuarters * a.m);
 }
 
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
   if (tf32_copies_b_for_few_rows(e, a)) return false;
+  if (e.swaps) return swapped_tiles_pay(a);
   if (e.small_m_mma) return small_mma_pays(a);
   if (e.info.max_m > 0) return a.precision.compute == Compute::kF32 && fp32_stream_pays(a);  // the FP32 stream
   return true;
@@ -333,6 +347,9 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       break;
     case Copies::kTransposing:
       p.copy_a = a.opA == Op::N, p.copy_b = a.opB == Op::T;
+      break;
+    case Copies::kAKMajor:
+      p.copy_a = a.opA == Op::T;
       break;
     case Copies::kKMajor:
       if (tf32_registers(*e, a)) {  // B op N where the call is not swapped (swaps_operands)

@@ -33,9 +33,10 @@ Realign realign_for(const GemmArgs& a);
 bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 
 // Whether auto-dispatch considers e for call a: every kernel within its
-// auto_max_m; step 16 on tensor cores with 16-bit B op N only where it
-// measured faster than the wgmma tiles (kSmallMmaOpN*: few rows, deep k, wide
-// n), and for tf32 with op N only; step 16 on CUDA cores for FP32 where it
+// auto_max_m; step 16's swapped wgmma tiles where they measured faster
+// (kSwap*: 16-bit, m <= 16, A op N, deep k), and where they do not, step 16 on
+// tensor cores with 16-bit B op N only where it measured faster than the wgmma
+// tiles (kSmallMmaOpN*: few rows, deep k, wide n), and for tf32 with op N only; step 16 on CUDA cores for FP32 where it
 // measured faster (kSmallMFma*); the tf32 wgmma kernels not where they would
 // copy B transposed for few rows (kTf32CopyBMinM).
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
@@ -47,6 +48,7 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
 // where k is deep enough for m (kTf32SwapDepthQuarters); elsewhere, and for
 // (T, N), B is copied K-major first. A grouped GEMM (the swap would make its
 // rows columns) and a pointer-array batch have both operands K-major, as FP8.
+// The swapped step-16 kernels (KernelEntry::swaps) run every call so.
 bool swaps_operands(const KernelEntry& e, const GemmArgs& a);
 
 // The whole plan of a validated call that multiplies (m, n, k > 0, alpha !=

@@ -186,6 +186,20 @@ KernelEntry small_m_mma(const char* name, const char* summary) {
   return e;
 }
 
+// Step 16 on Hopper: the cluster kernel on the swapped call for m <= the narrow tile's columns (tile_m,
+// tile_n: the kernel's, 64 of C's columns by Cfg::kBN of its rows), k split where the plan says; A with op
+// T is copied K-major first (m x k: few values).
+template <class Cfg, DType AB>
+KernelEntry swapped(const char* name, const char* summary) {
+  KernelEntry e = hopper<impl::launch_swapped<Cfg, AB>, Cfg, impl::resident_cluster<Cfg, AB>>(name, 16, AB, summary,
+                                                                                             true);
+  e.info.max_m = Cfg::kBN;
+  e.info.split_k = true;
+  e.copies = Copies::kAKMajor;
+  e.swaps = true;
+  return e;
+}
+
 }  // namespace
 
 const std::vector<KernelEntry>& registry() {
@@ -303,6 +317,10 @@ const std::vector<KernelEntry>& registry() {
       small_m_mma<DType::kF32>("gemv_mma_tf32_16x16_any",
                                "gemv_mma_f16_16x16_any for FP32 inputs read as tf32 (m16n8k8, rounded to "
                                "nearest)"),
+      swapped<Swap64x16, DType::kF16>("wgmma_swap_f16_64x16",
+                                      "step 16 on Hopper: C^T = B^T A^T on TMA-fed wgmma n16 tiles (64 columns of C "
+                                      "by its m <= 16 rows), k split into parts, results stored transposed"),
+      swapped<Swap64x16, DType::kBF16>("wgmma_swap_bf16_64x16", "wgmma_swap_f16_64x16 for bf16 inputs"),
       cluster<Fp8Cluster128x128, DType::kE4M3>(
           "wgmma_cluster_e4m3_128x128", 17,
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "

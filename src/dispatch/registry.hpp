@@ -18,6 +18,7 @@ enum class Copies {
   kWherePays,    // step 08: A with op N, B with op T, where copy_pays (always with stream-K sharing)
   kTransposing,  // A with op N, B with op T, always (step 08's TMA loop reads no other layout)
   kKMajor,       // A with op T, B with op N, rounded to tf32 (tf32 wgmma reads K-major only)
+  kAKMajor,      // A with op T (the swapped kernels' narrow operand is K-major)
 };
 
 struct KernelEntry {
@@ -46,6 +47,7 @@ struct KernelEntry {
   // else it writes the FP32 product and a pass applies the epilogue.
   bool fused_epilogue = false;
   bool small_m_mma = false;  // step 16 on tensor cores: plan_small_m splits k among a block's warps first
+  bool swaps = false;        // runs every call swapped, Cᵀ = Bᵀ·Aᵀ (its tile and plan in that frame)
 };
 
 // In ladder order.

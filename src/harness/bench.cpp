@@ -53,7 +53,11 @@ std::vector<Summary> time_launches(const std::vector<std::function<void()>>& lau
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < o.repeat; ++r) {
     for (size_t i = 0; i < launches.size(); ++i) {
-      check_cuda(cudaMemsetAsync(flush.get(), r & 0xff, flush.size()), "L2 flush");
+      if (o.read_flush) {
+        read_device(flush.get(), flush.size() - 16, flush.get() + flush.size() - 16);
+      } else {
+        check_cuda(cudaMemsetAsync(flush.get(), r & 0xff, flush.size()), "L2 flush");
+      }
       check_cuda(cudaEventRecord(ev.start_), "cudaEventRecord");
       launches[i]();
       check_cuda(cudaEventRecord(ev.stop_), "cudaEventRecord");

@@ -44,6 +44,9 @@ struct BenchOptions {
   int64_t groups = 0;
   bool skew = false;           // groups of Zipf-like sizes (group g ~ 1 / (g + 1)); else equal
   bool masked = false;         // as GemmArgs::group_counts: groups of the largest group's rows, each its count
+  // The L2 flush before each timed run: a memset of twice the L2 (its dirty lines are written back
+  // while the next kernel reads), or with read_flush a read of it (clean lines: a cold L2 alone).
+  bool read_flush = false;
   int warmup = 3;
   int repeat = 20;             // timed runs per row ...
   double max_seconds = 5.0;    // ... unless they take longer than this (at least 3 runs)

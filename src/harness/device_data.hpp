@@ -16,6 +16,10 @@ namespace tessel::harness {
 // index), rounded once to the type (different seeds: unrelated values).
 void fill_device(void* p, DType type, size_t count, uint64_t seed, cudaStream_t stream = nullptr);
 
+// Reads `bytes` (a multiple of 16) at p, 16-byte aligned, into nothing (sink: 16 bytes never written
+// in practice): an L2 flush that leaves clean lines, unlike a memset's dirty ones.
+void read_device(const void* p, size_t bytes, void* sink, cudaStream_t stream = nullptr);
+
 // FP8 block scales as one stored operand sees them: element (r, c) of the
 // stored matrix (rows of ld elements) is multiplied by
 // s[(outer / outer_block) * outer_stride + (k / 128) * k_stride], with (outer, k)

@@ -76,6 +76,10 @@ cudaError_t launch_cluster(const GemmArgs& args, const LaunchPlan& plan, cudaStr
 // Step 15: step 14 with the last waves' k-slices shared by all clusters (stream-K).
 template <class Cfg, DType AB>
 cudaError_t launch_stream_k(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
+// Step 16 on Hopper: step 14's kernel on the swapped call (Cᵀ = Bᵀ·Aᵀ), few rows of C as narrow tiles'
+// columns, k split into parts; A with op N.
+template <class Cfg, DType AB>
+cudaError_t launch_swapped(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
 // The persistent kernels' clusters (single blocks for steps 10 and 13) that
 // the GPU runs at once; 0 where none fits. Dispatch plans their grids on it.
@@ -158,7 +162,7 @@ cudaError_t launch_epilogue(const float* x, int64_t ldx, float beta, void* C, in
 
 // dst (cols x rows, leading dimension ldd) = src (rows x cols, leading
 // dimension ld) transposed; elements of 4 bytes (FP32, each rounded to the
-// nearest tf32 if round_tf32) or 1 byte (FP8); for `matrices` such matrices
+// nearest tf32 if round_tf32), 2 (f16, bf16) or 1 byte (FP8); for `matrices` such matrices
 // of a batch, src_stride and dst_stride elements apart.
 cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_t ld, void* dst, int64_t ldd,
                              size_t element_bytes, bool round_tf32, cudaStream_t stream, int64_t matrices = 1,
@@ -170,7 +174,7 @@ size_t operand_copy_bytes(const GemmArgs& args, bool flip_a, bool flip_b, bool r
 // Points the call `*args` at the copies of A and B its plan makes, on
 // `stream` ahead of the GEMM that reads them, in the stream's operand
 // workspace (WorkspaceUse::kOperands, plan.operand_bytes): where plan.copy_a
-// (copy_b) says so, FP32 or FP8 copied transposed (launch_transpose, rounded
+// (copy_b) says so, copied transposed (launch_transpose, rounded
 // to tf32 if plan.round_tf32) with its op flipped; where plan.realign_a
 // (realign_b) says so, copied as it is with its rows in 16-byte units
 // (realigned_ld). Either way the copy starts on a 256-byte boundary. A

@@ -1,6 +1,6 @@
-// Operand copies a plan makes before its GEMM: transposed (FP32 or FP8), to
+// Operand copies a plan makes before its GEMM: transposed (FP32, 16-bit or FP8), to
 // put an operand into the layout a kernel reads fastest or at all (tf32 and
-// FP8 wgmma's K-major operands; step 08's A), or as it is with its rows in 16-byte units, so that
+// FP8 wgmma's K-major operands; step 08's A; the swapped wgmma tiles' narrow A), or as it is with its rows in 16-byte units, so that
 // an operand the caller did not align can still go to the aligned kernels.
 #include <algorithm>
 #include <cstdint>
@@ -22,8 +22,8 @@ constexpr int kTile = 32, kThreads = 256, kWarps = kThreads / 32;
 // reads free of bank conflicts.
 
 // A tile of 32 Pack rows x Cols columns of src, elements E (FP32, or the
-// bytes of FP8; Pack = 4 / sizeof(E), so that each lane writes 4 bytes of a
-// destination row: one FP32 value or four FP8 ones). Vec4: Cols = 128, each
+// bits of 16-bit or FP8 values; Pack = 4 / sizeof(E), so that each lane writes 4 bytes of a
+// destination row: one FP32 value, two 16-bit or four FP8 ones). Vec4: Cols = 128, each
 // lane reads 4 elements of a row at once (src in 16-byte units), so a thread
 // has 4 loads' worth in flight rather than one, and keeps element e of its
 // four at column 32 e + lane of the tile (each store and load of a warp then
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads)
     transpose_kernel(const E* __restrict__ src, int64_t rows, int64_t cols, int64_t ld, E* __restrict__ dst,
                      int64_t ldd, MatrixStrides batch) {
   src += blockIdx.z * batch.a, dst += blockIdx.z * batch.c;  // matrix z of a batch
-  using Vec = std::conditional_t<sizeof(E) == 4, float4, uchar4>;  // four elements
+  using Vec = std::conditional_t<sizeof(E) == 4, float4, std::conditional_t<sizeof(E) == 2, ushort4, uchar4>>;  // four
   constexpr int kPack = 4 / int(sizeof(E)), kRows = kTile * kPack;
   constexpr int kCols = Vec4 ? 128 : 32;
   __shared__ E tile[kRows][kCols + 1];
@@ -68,8 +68,10 @@ __global__ void __launch_bounds__(kThreads)
         const E v = tile[lane][col];
         *out = RoundTf32 ? __uint_as_float(device::to_tf32(__float_as_uint(v))) : v;
       } else if (r + kPack <= rows) {  // four bytes at once (dst rows in 16-byte units)
-        *reinterpret_cast<uchar4*>(out) = make_uchar4(tile[kPack * lane][col], tile[kPack * lane + 1][col],
-                                                      tile[kPack * lane + 2][col], tile[kPack * lane + 3][col]);
+        uint32_t word = 0;
+#pragma unroll
+        for (int e = 0; e < kPack; ++e) word |= uint32_t(tile[kPack * lane + e][col]) << (8 * int(sizeof(E)) * e);
+        *reinterpret_cast<uint32_t*>(out) = word;
       } else {
         for (int e = 0; r + e < rows; ++e) out[e] = tile[kPack * lane + e][col];
       }
@@ -160,6 +162,9 @@ cudaError_t launch_transpose(const void* src, int64_t rows, int64_t cols, int64_
   const bool vec4 = in_16_byte_units(src, ld, element_bytes) && (matrices == 1 || src_stride * int64_t(element_bytes) % 16 == 0);
   if (element_bytes == 1) {
     return device::with_bools(false, vec4, [&](auto round, auto v) { return launch(uint8_t{}, round, v); });
+  }
+  if (element_bytes == 2) {
+    return device::with_bools(false, vec4, [&](auto round, auto v) { return launch(uint16_t{}, round, v); });
   }
   return device::with_bools(round_tf32, vec4, [&](auto round, auto v) { return launch(float{}, round, v); });
 }

@@ -268,7 +268,8 @@ std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
   std::vector<const tessel::KernelEntry*> candidates;
   for (const auto& e : tessel::registry()) {
     const bool rows = e.auto_max_m == 0 || m <= e.auto_max_m;  // as auto-dispatch's candidates
-    if (e.info.ladder_step >= 14 && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) candidates.push_back(&e);
+    const bool step = e.info.ladder_step == 14 || e.info.ladder_step == 15;
+    if (step && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) candidates.push_back(&e);
   }
   const tessel::KernelEntry* e = tessel::pick_persistent(candidates, m, n, k, sms);
   return e ? e->info.name : "none";
@@ -652,15 +653,20 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
     a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
     return auto_candidate(*e, a);
   };
-  EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
   EXPECT_TRUE(candidate(8, 28672, 8192, Op::N));
-  EXPECT_FALSE(candidate(16, 4096, 4096, Op::N));  // the tiles won at m = 16
-  EXPECT_FALSE(candidate(1, 7168, 2048, Op::N));   // shallow k
-  EXPECT_FALSE(candidate(8, 8, 32768, Op::N));     // narrow n
+  EXPECT_FALSE(candidate(16, 28672, 8192, Op::N));  // the tiles won at m = 16
+  EXPECT_FALSE(candidate(1, 4096, 4096, Op::N));    // Hopper's swapped tiles take it
+  EXPECT_FALSE(candidate(8, 8, 32768, Op::N));      // narrow n: the same
   EXPECT_TRUE(candidate(8, 7168, 2048, Op::T));
-  EXPECT_TRUE(candidate(16, 4096, 14336, Op::T));
+  EXPECT_TRUE(candidate(16, 4096, 4096, Op::T));
   EXPECT_FALSE(candidate(16, 7168, 2048, Op::T));  // two 8-row tiles a fragment: the TMA tiles stream wide B faster
+  EXPECT_FALSE(candidate(16, 4096, 14336, Op::T));  // Hopper's swapped tiles
   EXPECT_TRUE(candidate(1, 8, 32768, Op::T));
+  {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, 1, 4096, 4096);
+    a.opB = Op::N, a.ldb = 4100;  // rows not in 16-byte units: no TMA, so the stream
+    EXPECT_TRUE(auto_candidate(*e, a));
+  }
   // tf32: with op N the tiles would copy B transposed first, so step 16 at every m <= 16;
   // with op T the tiles.
   const KernelEntry* tf32 = find_entry("gemv_mma_tf32_16x16_any");
@@ -671,6 +677,55 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   EXPECT_TRUE(auto_candidate(*tf32, a));
   a.opB = Op::N, a.ldb = a.n;
   EXPECT_TRUE(auto_candidate(*tf32, a));
+}
+
+// Hopper's swapped 64 x 16 tiles (Cᵀ = Bᵀ·Aᵀ) take 16-bit calls of m <= 16 with A op N, where TMA can
+// read A and B, where they measured faster: k from 512; B op N up to 16384 columns; B op T from 6144 deep
+// and 1024 wide; above 8 rows below 14336 columns. One plain matrix only.
+TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("wgmma_swap_bf16_64x16");
+  ASSERT_NE(e, nullptr);
+  EXPECT_TRUE(e->swaps && e->persistent && e->info.auto_dispatch);
+  auto with = [](int64_t m, int64_t n, int64_t k, Op op_b) {
+    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
+    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
+    return a;
+  };
+  auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) { return auto_candidate(*e, with(m, n, k, op_b)); };
+  EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
+  EXPECT_TRUE(candidate(16, 16, 65536, Op::N));
+  EXPECT_TRUE(candidate(4, 16384, 7168, Op::N));
+  EXPECT_FALSE(candidate(4, 28672, 8192, Op::N));   // wide: step 16's stream
+  EXPECT_FALSE(candidate(16, 14336, 4096, Op::N));  // above 8 rows, wide: step 15
+  EXPECT_FALSE(candidate(4, 4096, 256, Op::N));     // shallow
+  EXPECT_FALSE(candidate(17, 4096, 4096, Op::N));   // more rows than the tile's columns
+  EXPECT_TRUE(candidate(4, 2048, 7168, Op::T));
+  EXPECT_TRUE(candidate(1, 28672, 8192, Op::T));
+  EXPECT_FALSE(candidate(4, 4096, 4096, Op::T));    // shallow for op T: the stream
+  EXPECT_FALSE(candidate(1, 576, 7168, Op::T));     // narrow
+  EXPECT_FALSE(candidate(16, 18432, 7168, Op::T));  // above 8 rows, wide
+  GemmArgs a = with(4, 4096, 4096, Op::N);
+  a.opA = Op::T, a.lda = a.m;  // A stored k x m: by name only (copied K-major first)
+  EXPECT_FALSE(auto_candidate(*e, a));
+  const impl::LaunchPlan copied = make_plan(*e, a, 132);
+  EXPECT_TRUE(copied.copy_a && !copied.copy_b);
+  a = with(4, 4096, 4096, Op::N);
+  a.lda = 4100;  // rows not in 16-byte units: no TMA
+  EXPECT_FALSE(auto_candidate(*e, a));
+  a = with(4, 4096, 4096, Op::N);
+  a.batch = 2, a.stride_a = 4 * 4096, a.stride_b = 4096 * 4096, a.stride_c = 4 * 4096;
+  EXPECT_FALSE(auto_candidate(*e, a));
+  a = with(4, 4096, 4096, Op::N);
+  a.epilogue.activation = Activation::kRelu;
+  EXPECT_FALSE(auto_candidate(*e, a));
+  // Planned as the swapped call: k split as for (n, m) on the same kernel.
+  a = with(4, 4096, 4096, Op::N);
+  EXPECT_TRUE(swaps_operands(*e, a));
+  const impl::LaunchPlan p = make_plan(*e, a, 132);
+  EXPECT_GT(p.splits, 1);
+  EXPECT_EQ(p.part_rows, 4096);
+  EXPECT_FALSE(p.copy_a || p.copy_b);
 }
 
 // tf32 on the wgmma tiles: A stored MN-major is read into registers, so (N, T) and (T, T) copy nothing;

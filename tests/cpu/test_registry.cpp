@@ -57,7 +57,8 @@ TEST(Registry, HoldsTheLadderInOrder) {
   // else runs on 8.0 and newer.
   for (const auto& k : ks) {
     const bool tma = k.name.size() > 4 && k.name.compare(k.name.size() - 4, 4, "_tma") == 0;
-    const bool sm90 = (k.ladder_step >= 11 && k.ladder_step <= 15) || k.ladder_step == 17 || tma;
+    const bool wgmma = k.name.rfind("wgmma_", 0) == 0;  // step 16's swapped tiles too
+    const bool sm90 = (k.ladder_step >= 11 && k.ladder_step <= 15) || k.ladder_step == 17 || tma || wgmma;
     EXPECT_EQ(k.min_compute_capability, sm90 ? 90 : 80) << k.name;
     EXPECT_EQ(k.max_compute_capability, sm90 ? 90 : 0) << k.name;
     EXPECT_TRUE(k.runs_on(90)) << k.name;
@@ -65,12 +66,14 @@ TEST(Registry, HoldsTheLadderInOrder) {
     EXPECT_EQ(k.runs_on(100), !sm90) << k.name;
   }
   EXPECT_EQ(ks.back().ladder_step, 17);
-  // Step 16 (small m): m <= 16; its tensor-core kernels and the FP32 stream for FP32 inputs
-  // in auto-dispatch, the stream for 16-bit inputs by name only; every other kernel any m
-  // and in auto-dispatch.
+  // Step 16 (small m): m <= 16; its tensor-core kernels (the swapped wgmma tiles too) and the FP32
+  // stream for FP32 inputs in auto-dispatch, the stream for 16-bit inputs by name only; every other
+  // kernel any m and in auto-dispatch.
   for (const auto& k : ks) {
     EXPECT_EQ(k.max_m, k.ladder_step == 16 ? 16 : 0) << k.name;
-    const bool by_name = k.ladder_step == 16 && k.name.find("_mma_") == std::string::npos && k.name != "gemv_16x32";
+    const bool swap = k.name.rfind("wgmma_swap_", 0) == 0;
+    const bool by_name =
+        k.ladder_step == 16 && k.name.find("_mma_") == std::string::npos && k.name != "gemv_16x32" && !swap;
     EXPECT_EQ(k.auto_dispatch, !by_name) << k.name;
   }
 }
@@ -79,7 +82,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
 // One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";

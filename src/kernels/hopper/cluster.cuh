@@ -219,7 +219,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   // dispatch sends no other call with an epilogue here (never dropped silently).
   auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
   if (out.epilogue.any()) {
-    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks) {
+    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks && Cfg::kBN % 64 == 0) {  // whole pairs a lane
       if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
       kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>;
     } else {
@@ -241,7 +241,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     }
   } else {
     if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    if (!transposed) {  // transposed results leave by direct stores
+    if (!transposed && Cfg::kTmaStore) {  // transposed results leave by direct stores
       if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
     }
   }
@@ -258,13 +258,27 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   return sum_split_parts(a, plan, out, stream, true);
 }
 
-// The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: for op pair (N, N), whose B (k x n, n contiguous) then is
-// an A stored MN-major (op T, read into registers) and whose A a B stored K-major (op T).
+// The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: B becomes the A of op flip(opB) (for op N, k x n with n
+// contiguous: an A stored MN-major) and A the B of op flip(opA) (for op N: a B stored K-major).
 inline GemmArgs swapped_call(const GemmArgs& a) {
   GemmArgs s = a;
   std::swap(s.A, s.B), std::swap(s.lda, s.ldb), std::swap(s.m, s.n), std::swap(s.stride_a, s.stride_b);
-  s.opA = s.opB = Op::T;
+  s.opA = a.opB == Op::N ? Op::T : Op::N;
+  s.opB = a.opA == Op::N ? Op::T : Op::N;
   return s;
+}
+
+// Step 16 on Hopper (SwapConfig): the call swapped, so that few rows of C are the narrow tile's columns,
+// its results stored transposed. A with op N only (the swapped B K-major, as narrow tiles are); one
+// matrix, no epilogue.
+template <class Cfg, DType AB>
+cudaError_t launch_swapped(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
+  using T = typename device::CudaType<AB>::type;
+  if (a.precision.ab != AB || a.opA != Op::N || a.batch > 1 || grouped(a) || pointer_array(a) || a.epilogue.any()) {
+    return cudaErrorInvalidValue;
+  }
+  if (a.opB == Op::N) return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
+  return launch_ops<Cfg, T, false, true>(swapped_call(a), plan, stream, true);
 }
 
 // f16 and bf16: a kernel per op pair (wgmma's transpose bits). FP8: wgmma
@@ -313,6 +327,9 @@ cudaError_t resident_cluster(int* clusters) {
 // The launch and resident query of configuration Cfg for inputs AB (what the registry names).
 #define TESSEL_CLUSTER(Cfg, AB)                                                                  \
   template cudaError_t launch_cluster<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
+  template cudaError_t resident_cluster<Cfg, AB>(int*)
+#define TESSEL_SWAPPED(Cfg, AB)                                                                   \
+  template cudaError_t launch_swapped<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
   template cudaError_t resident_cluster<Cfg, AB>(int*)
 
 }  // namespace tessel::impl

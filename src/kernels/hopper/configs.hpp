@@ -80,6 +80,17 @@ using Solo128x128 = ClusterConfig<128, 128, 6, 85, 1>;
 // single CTAs without sharing; up to 512 rows (each row tile reads B's slices
 // again, mostly from L2).
 using Solo64x64 = ClusterConfig<64, 64, 12, 60, 1, 512>;
+// Step 16 on Hopper for few rows (decode): the call swapped, Cᵀ = Bᵀ·Aᵀ, so
+// that the weight fills the tile's 64 rows and the call's m <= 16 rows are its
+// columns (wgmma n16); single CTAs with k split into parts. 8 stages (80 KiB in
+// flight per SM) streamed the weight faster than 4, 6, 12 or 22 (bf16, H100:
+// docs/ladder.md, step 16). No TMA-store buffers: the results leave transposed,
+// by direct stores. kSpeed: not used (dispatch takes them by rule).
+template <int BN, int Stages>
+struct SwapConfig : ClusterConfig<64, BN, Stages, 100, 1> {
+  static constexpr bool kTmaStore = false;
+};
+using Swap64x16 = SwapConfig<16, 8>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit
 // inputs against 128 x 192 (each FP8 slice carries twice the multiply-adds for the same bytes, and
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the

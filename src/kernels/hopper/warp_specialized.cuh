@@ -162,7 +162,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 // N accumulators: the tile is 2N columns wide).
 template <class P, int N>
 __device__ __forceinline__ void store_tile(const P& p, const float (&acc)[N], int64_t row0, int64_t col0, int t) {
-  if constexpr (std::is_same_v<P, device::TcParams<float>>) {  // tf32: the swapped call's results (cluster.cuh)
+  if constexpr (std::is_same_v<P, device::TcParams<typename P::C16>>) {  // the swapped call's results (cluster.cuh)
     if (p.c_transposed) return device::sm90::store_64xN_transposed<2 * N>(p, acc, row0, col0, t);
   }
   if (p.c_f32) {
@@ -435,7 +435,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   float acc[N];
   StoreState store;
   Held held;
-  device::FusedEpilogue<N, device::TcParams<T, Out>> epilogue;  // Fused only
+  std::conditional_t<Fused, device::FusedEpilogue<N, device::TcParams<T, Out>>, NoHook> epilogue;  // Fused only
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
