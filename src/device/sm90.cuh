@@ -226,16 +226,15 @@ __device__ __forceinline__ uint64_t make_desc(uint32_t addr, uint32_t lbo, uint3
 
 // One operand's k-slice in shared memory (see the top of this file): Rows
 // (m or n) x kSliceK (k) elements of T, K-major or MN-major (16-bit T only; 64-row multiples,
-// K-major also 8, 16 or 32 rows: the narrow side of a swapped tile). Parts: how many
+// K-major also 16 rows: the narrow side of a swapped tile). Parts: how many
 // CTAs of a cluster share loading it (each copies its part of the boxes and
 // multicasts them to all): a K-major slice is then cut into Parts boxes of
 // rows; an MN-major one is copied in boxes of 64 columns (at least Parts).
 template <class T, int Rows, bool KMajor, int Parts = 1>
 struct Operand {
   static_assert((sizeof(T) == 2 || KMajor || (sizeof(T) == 4 && Parts == 1)) &&
-                    (Rows % 64 == 0 || (KMajor && Parts == 1 && (Rows == 8 || Rows == 16 || Rows == 32))) &&
-                    Rows <= 256,
-                "16-bit types, FP32 (tf32) MN-major as one CTA's A, else K-major; 64..256 rows, K-major 8..32");
+                    (Rows % 64 == 0 || (KMajor && Parts == 1 && Rows == 16)) && Rows <= 256,
+                "16-bit types, FP32 (tf32) MN-major as one CTA's A, else K-major; 64..256 rows, or 16 K-major");
   static constexpr int kSliceK = kSliceBytes / int(sizeof(T));  // k elements per slice
   static constexpr int kBoxColumns = kSliceBytes / int(sizeof(T));  // MN-major: m or n of one box
   static_assert(KMajor || Rows / kBoxColumns >= Parts, "an MN-major slice shared by Parts CTAs has a box each");
@@ -304,15 +303,13 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// wgmma.mma_async m64nNk{16,8,32} with FP32 accumulators, N = 8, 16, 32, 64, 128, 192 or 256:
+// wgmma.mma_async m64nNk{16,8,32} with FP32 accumulators, N = 16, 64, 128, 192 or 256:
 // the N / 2 accumulators are operands %0.., then the two descriptors (TAIL
 // names their operand numbers) and the transpose bits.
 #define TESSEL_ACC8(i) \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define TESSEL_ACC32(i) TESSEL_ACC8(i), TESSEL_ACC8(i + 8), TESSEL_ACC8(i + 16), TESSEL_ACC8(i + 24)
-#define TESSEL_R0_4 "%0, %1, %2, %3"
-#define TESSEL_R0_8 TESSEL_R0_4 ", %4, %5, %6, %7"
-#define TESSEL_R0_16 TESSEL_R0_8 ", %8, %9, %10, %11, %12, %13, %14, %15"
+#define TESSEL_R0_8 "%0, %1, %2, %3, %4, %5, %6, %7"
 #define TESSEL_R0 \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
@@ -347,7 +344,7 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
 // d (64 x N, FP32, this thread's N / 2 values) += A (64 x K) * B (K x N),
 // both from shared memory (Accumulate false: d = A * B); K = 16 for f16 /
 // bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8; N = 64,
-// 128, 192 or 256, and 8, 16, 32 for narrow swapped tiles. TransA / TransB: the operand is MN-major
+// 128, 192 or 256, and 16 for narrow swapped tiles. TransA / TransB: the operand is MN-major
 // (16-bit types only). Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 template <class T, int N, bool TransA, bool TransB, bool Accumulate = true>
@@ -355,16 +352,10 @@ __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64
   constexpr bool kF16 = std::is_same_v<T, __half>, kTf32 = std::is_same_v<T, float>;
   constexpr bool kE4M3 = std::is_same_v<T, __nv_fp8_e4m3>, kE5M2 = std::is_same_v<T, __nv_fp8_e5m2>;
   static_assert(kF16 || kTf32 || kE4M3 || kE5M2 || std::is_same_v<T, __nv_bfloat16>, "f16, bf16, tf32, e4m3 or e5m2");
-  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128 || N == 192 || N == 256,
-                "m64n{8,16,32,64,128,192,256}");
+  static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256, "m64n{16,64,128,192,256}");
   static_assert(sizeof(T) == 2 || (!TransA && !TransB), "tf32 and FP8 operands are K-major");
-  if constexpr (N == 8) {
-    TESSEL_WGMMA_TYPED("m64n8", TESSEL_R0_4, "%4, %5, %8, 1, 1", "%6, %7", "+f"(d[0]), "+f"(d[1]), "+f"(d[2]),
-                       "+f"(d[3]));
-  } else if constexpr (N == 16) {
+  if constexpr (N == 16) {
     TESSEL_WGMMA_TYPED("m64n16", TESSEL_R0_8, "%8, %9, %12, 1, 1", "%10, %11", TESSEL_ACC8(0));
-  } else if constexpr (N == 32) {
-    TESSEL_WGMMA_TYPED("m64n32", TESSEL_R0_16, "%16, %17, %20, 1, 1", "%18, %19", TESSEL_ACC8(0), TESSEL_ACC8(8));
   } else if constexpr (N == 64) {
     TESSEL_WGMMA_TYPED("m64n64", TESSEL_R0, "%32, %33, %36, 1, 1", "%34, %35", TESSEL_ACC32(0));
   } else if constexpr (N == 128) {
@@ -408,9 +399,7 @@ __device__ __forceinline__ void wgmma_64xN_tf32_rs(float (&d)[N / 2], const uint
 #undef TESSEL_R64
 #undef TESSEL_R32
 #undef TESSEL_R0
-#undef TESSEL_R0_16
 #undef TESSEL_R0_8
-#undef TESSEL_R0_4
 #undef TESSEL_ACC32
 #undef TESSEL_ACC8
 

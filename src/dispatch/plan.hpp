@@ -36,9 +36,10 @@ bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 // auto_max_m; step 16's swapped wgmma tiles where they measured faster
 // (kSwap*: 16-bit, m <= 16, A op N, deep k), and where they do not, step 16 on
 // tensor cores with 16-bit B op N only where it measured faster than the wgmma
-// tiles (kSmallMmaOpN*: few rows, deep k, wide n), and for tf32 with op N only; step 16 on CUDA cores for FP32 where it
-// measured faster (kSmallMFma*); the tf32 wgmma kernels not where they would
-// copy B transposed for few rows (kTf32CopyBMinM).
+// tiles (kSmallMmaOpN*: few rows, deep k, wide n), and for tf32 with op N only;
+// step 16 on CUDA cores for FP32 where it measured faster (kSmallMFma*); the
+// tf32 wgmma kernels not where they would copy B transposed for few rows
+// (kTf32CopyBMinM).
 bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
 
 // tf32 on the wgmma kernels (K-major shared-memory operands only, but A may

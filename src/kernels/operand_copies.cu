@@ -1,7 +1,8 @@
-// Operand copies a plan makes before its GEMM: transposed (FP32, 16-bit or FP8), to
-// put an operand into the layout a kernel reads fastest or at all (tf32 and
-// FP8 wgmma's K-major operands; step 08's A; the swapped wgmma tiles' narrow A), or as it is with its rows in 16-byte units, so that
-// an operand the caller did not align can still go to the aligned kernels.
+// Operand copies a plan makes before its GEMM: transposed (FP32, 16-bit or FP8),
+// to put an operand into the layout a kernel reads fastest or at all (tf32 and
+// FP8 wgmma's K-major operands; step 08's A; the swapped wgmma tiles' narrow A),
+// or as it is with its rows in 16-byte units, so that an operand the caller did
+// not align can still go to the aligned kernels.
 #include <algorithm>
 #include <cstdint>
 #include <type_traits>
