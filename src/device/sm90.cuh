@@ -377,8 +377,10 @@ __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(int(Accumulate)))
 template <int N, bool Accumulate = true>
 __device__ __forceinline__ void wgmma_64xN_tf32_rs(float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b) {
-  static_assert(N == 64 || N == 128 || N == 192 || N == 256, "m64n{64,128,192,256}");
-  if constexpr (N == 64) {
+  static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256, "m64n{16,64,128,192,256}");
+  if constexpr (N == 16) {
+    TESSEL_WGMMA_RS("m64n16", TESSEL_R0_8, "{%8, %9, %10, %11}, %12, %13, 1, 1", TESSEL_ACC8(0));
+  } else if constexpr (N == 64) {
     TESSEL_WGMMA_RS("m64n64", TESSEL_R0, "{%32, %33, %34, %35}, %36, %37, 1, 1", TESSEL_ACC32(0));
   } else if constexpr (N == 128) {
     TESSEL_WGMMA_RS("m64n128", TESSEL_R0 ", " TESSEL_R32, "{%64, %65, %66, %67}, %68, %69, 1, 1", TESSEL_ACC32(0),

@@ -127,8 +127,8 @@ constexpr int64_t kSmallMmaOpNMinN = 512;
 // (bf16, H100: docs/ladder.md, step 16).
 constexpr int64_t kSmallMmaOneTileMaxM = 8;
 constexpr int64_t kSmallMmaOpTTwoTileMinN = 6144;
-// Step 16 on Hopper, the swapped 64 x 16 tiles (16-bit inputs, A with op N and A, B
-// in 16-byte units for TMA): where they measured faster than step 16's stream and
+// Step 16 on Hopper, the swapped 64 x 16 tiles (16-bit or tf32 inputs, A with op N and
+// A, B in 16-byte units for TMA): where they measured faster than step 16's stream and
 // the tiles (bf16, H100, LLM and skinny suites): from kSwapMinK deep (the
 // shallowest measured); with B op N up to kSwapOpNMaxN columns (wider: the stream);
 // with op T from kSwapOpTMinK deep and kSwapOpTMinN wide (shallower or narrower:
@@ -140,6 +140,10 @@ constexpr int64_t kSwapOpTMinK = 6144;
 constexpr int64_t kSwapOpTMinN = 1024;
 constexpr int64_t kSwapFewRowsMaxM = 8;
 constexpr int64_t kSwapManyRowsMaxN = 14336;
+// tf32 (a weight with op N read into registers): at every depth and width, except with
+// B op N at m <= kSwapTf32StreamMaxM over kSwapManyRowsMaxN columns or more, where step
+// 16's stream won (tf32, H100, LLM and skinny suites: m <= 16 1.009x cuBLAS against 0.897).
+constexpr int64_t kSwapTf32StreamMaxM = 4;
 // FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
 // weight (n k) of at least 2^25 values; with op N at m <= 4, or with k of at
 // least 1024 and a weight of at least 2^18. Elsewhere the 64x64 split-k tiles

@@ -203,12 +203,15 @@ bool fp32_stream_pays(const GemmArgs& a) {
   return a.m <= impl::kSmallMFmaOpNMaxM || (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
 }
 
-// Step 16 on Hopper's swapped tiles (KernelEntry::swaps): 16-bit inputs, m <= 16, A with op N, A and B
-// where TMA reads them, one plain matrix, where they measured faster (cost_model.hpp, kSwap*).
+// Step 16 on Hopper's swapped tiles (KernelEntry::swaps): 16-bit or tf32 inputs, m <= 16, A with op N,
+// A and B where TMA reads them, one plain matrix, where they measured faster (cost_model.hpp, kSwap*).
 bool swapped_tiles_pay(const GemmArgs& a) {
-  if (size_of(a.precision.ab) != 2 || a.m > impl::kSmallMMaxM || a.k < impl::kSwapMinK || a.opA != Op::N) return false;
+  const size_t bytes = size_of(a.precision.ab);
+  const bool tf32 = a.precision.compute == Compute::kTF32;
+  if ((bytes != 2 && !tf32) || a.m > impl::kSmallMMaxM || a.k < impl::kSwapMinK || a.opA != Op::N) return false;
   if (a.batch > 1 || impl::grouped(a) || impl::pointer_array(a) || a.epilogue.any()) return false;
-  if (!impl::in_16_byte_units(a.A, a.lda, 2) || !impl::in_16_byte_units(a.B, a.ldb, 2)) return false;
+  if (!impl::in_16_byte_units(a.A, a.lda, bytes) || !impl::in_16_byte_units(a.B, a.ldb, bytes)) return false;
+  if (tf32) return a.opB == Op::T || a.m > impl::kSwapTf32StreamMaxM || a.n < impl::kSwapManyRowsMaxN;
   if (a.m > impl::kSwapFewRowsMaxM && a.n >= impl::kSwapManyRowsMaxN) return false;
   if (a.opB == Op::N) return a.n <= impl::kSwapOpNMaxN;
   return a.k >= impl::kSwapOpTMinK && a.n >= impl::kSwapOpTMinN;
@@ -219,10 +222,10 @@ bool swapped_tiles_pay(const GemmArgs& a) {
 // tf32: with op N the tiles copy all of B transposed first; with op T they measured faster where the
 // operands' rows are in 16-byte units (else WMMA ran, far slower).
 bool small_mma_pays(const GemmArgs& a) {
+  if (swapped_tiles_pay(a)) return false;
   if (size_of(a.precision.ab) == 4) {
     return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
   }
-  if (swapped_tiles_pay(a)) return false;
   if (a.opB == Op::T) return a.m <= impl::kSmallMmaOneTileMaxM || a.n < impl::kSmallMmaOpTTwoTileMinN;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
@@ -350,6 +353,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       break;
     case Copies::kAKMajor:
       p.copy_a = a.opA == Op::T;
+      p.round_tf32 = a.precision.compute == Compute::kTF32;
       break;
     case Copies::kKMajor:
       if (tf32_registers(*e, a)) {  // B op N where the call is not swapped (swaps_operands)

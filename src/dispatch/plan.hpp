@@ -34,7 +34,7 @@ bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 
 // Whether auto-dispatch considers e for call a: every kernel within its
 // auto_max_m; step 16's swapped wgmma tiles where they measured faster
-// (kSwap*: 16-bit, m <= 16, A op N, deep k), and where they do not, step 16 on
+// (kSwap*: 16-bit or tf32, m <= 16, A op N, deep k), and where they do not, step 16 on
 // tensor cores with 16-bit B op N only where it measured faster than the wgmma
 // tiles (kSmallMmaOpN*: few rows, deep k, wide n), and for tf32 with op N only;
 // step 16 on CUDA cores for FP32 where it measured faster (kSmallMFma*); the

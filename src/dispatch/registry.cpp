@@ -321,6 +321,9 @@ const std::vector<KernelEntry>& registry() {
                                       "step 16 on Hopper: C^T = B^T A^T on TMA-fed wgmma n16 tiles (64 columns of C "
                                       "by its m <= 16 rows), k split into parts, results stored transposed"),
       swapped<Swap64x16, DType::kBF16>("wgmma_swap_bf16_64x16", "wgmma_swap_f16_64x16 for bf16 inputs"),
+      swapped<Swap64x16, DType::kF32>("wgmma_swap_tf32_64x16",
+                                      "wgmma_swap_f16_64x16 for f32 inputs as tf32 (a weight stored k x n read into "
+                                      "registers)"),
       cluster<Fp8Cluster128x128, DType::kE4M3>(
           "wgmma_cluster_e4m3_128x128", 17,
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "

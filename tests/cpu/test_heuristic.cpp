@@ -667,14 +667,20 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
     a.opB = Op::N, a.ldb = 4100;  // rows not in 16-byte units: no TMA, so the stream
     EXPECT_TRUE(auto_candidate(*e, a));
   }
-  // tf32: with op N the tiles would copy B transposed first, so step 16 at every m <= 16;
-  // with op T the tiles.
+  // tf32: Hopper's swapped tiles where TMA reads the operands; where it does not, step 16 (with op T
+  // the tiles would fall back to WMMA, with op N copy B transposed first); with op N at m <= 4 over
+  // 14336 columns or more step 16 as well.
   const KernelEntry* tf32 = find_entry("gemv_mma_tf32_16x16_any");
   ASSERT_NE(tf32, nullptr);
   GemmArgs a = call(DType::kF32, DType::kF32, 16, 4096, 4096);
   EXPECT_FALSE(auto_candidate(*tf32, a));
-  a.ldb = 4097;  // rows not in 16-byte units: the tiles would fall back to WMMA
+  a.ldb = 4097;  // rows not in 16-byte units
   EXPECT_TRUE(auto_candidate(*tf32, a));
+  a.opB = Op::N, a.ldb = a.n;
+  EXPECT_FALSE(auto_candidate(*tf32, a));
+  a.ldb = a.n + 1;
+  EXPECT_TRUE(auto_candidate(*tf32, a));
+  a = call(DType::kF32, DType::kF32, 4, 28672, 8192);
   a.opB = Op::N, a.ldb = a.n;
   EXPECT_TRUE(auto_candidate(*tf32, a));
 }
@@ -719,6 +725,20 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   a = with(4, 4096, 4096, Op::N);
   a.epilogue.activation = Activation::kRelu;
   EXPECT_FALSE(auto_candidate(*e, a));
+  const KernelEntry* swap_tf32 = find_entry("wgmma_swap_tf32_64x16");
+  ASSERT_NE(swap_tf32, nullptr);
+  auto tf32 = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
+    GemmArgs t = call(DType::kF32, DType::kF32, m, n, k);
+    t.opB = op_b, t.ldb = op_b == Op::T ? k : n;
+    return auto_candidate(*swap_tf32, t);
+  };
+  EXPECT_TRUE(tf32(1, 576, 7168, Op::T));      // tf32: every width and depth with op T
+  EXPECT_TRUE(tf32(16, 18432, 7168, Op::T));
+  EXPECT_TRUE(tf32(16, 28672, 8192, Op::N));
+  EXPECT_FALSE(tf32(4, 14336, 4096, Op::N));   // op N, few rows, wide: step 16's stream
+  GemmArgs f32 = call(DType::kF32, DType::kF32, 4, 4096, 4096);
+  f32.precision.compute = Compute::kF32;       // FP32 multiply-adds: not on tensor cores
+  EXPECT_FALSE(auto_candidate(*swap_tf32, f32));
   // Planned as the swapped call: k split as for (n, m) on the same kernel.
   a = with(4, 4096, 4096, Op::N);
   EXPECT_TRUE(swaps_operands(*e, a));

@@ -250,7 +250,8 @@ INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
                                            "gemv_mma_f16_16x16_any@f16:f32", "gemv_mma_bf16_16x16_any@bf16",
                                            "gemv_mma_bf16_16x16_any@bf16:f32", "gemv_mma_tf32_16x16_any@tf32",
                                            "wgmma_swap_f16_64x16@f16", "wgmma_swap_f16_64x16@f16:f32",
-                                           "wgmma_swap_bf16_64x16@bf16", "wgmma_swap_bf16_64x16@bf16:f32"),
+                                           "wgmma_swap_bf16_64x16@bf16", "wgmma_swap_bf16_64x16@bf16:f32",
+                                           "wgmma_swap_tf32_64x16@tf32"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08 reads a transposed copy of A with op N, and of B with op T, where

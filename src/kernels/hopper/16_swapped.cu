@@ -7,5 +7,6 @@ namespace tessel::impl {
 
 TESSEL_SWAPPED(Swap64x16, DType::kF16);
 TESSEL_SWAPPED(Swap64x16, DType::kBF16);
+TESSEL_SWAPPED(Swap64x16, DType::kF32);
 
 }  // namespace tessel::impl
