@@ -642,6 +642,13 @@ TEST(Heuristic, Fp8TilesFollowTheMeasuredSquares) {
 
 namespace {
 
+// A decode-like call: inputs ab (C the same), B with op_b, every leading dimension its least.
+tessel::GemmArgs with_b(tessel::DType ab, int64_t m, int64_t n, int64_t k, tessel::Op op_b) {
+  tessel::GemmArgs a = call(ab, ab, m, n, k);
+  a.opB = op_b, a.ldb = op_b == tessel::Op::T ? k : n;
+  return a;
+}
+
 // Auto-dispatch takes step 16 with B op N (stored k x n) only for few rows, deep k and wide n;
 // with op T at any m <= 16.
 TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
@@ -649,9 +656,7 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
   ASSERT_NE(e, nullptr);
   auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
-    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
-    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
-    return auto_candidate(*e, a);
+    return auto_candidate(*e, with_b(DType::kBF16, m, n, k, op_b));
   };
   EXPECT_TRUE(candidate(8, 28672, 8192, Op::N));
   EXPECT_FALSE(candidate(16, 28672, 8192, Op::N));  // the tiles won at m = 16
@@ -693,11 +698,7 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   const KernelEntry* e = find_entry("wgmma_swap_bf16_64x16");
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->swaps && e->persistent && e->info.auto_dispatch);
-  auto with = [](int64_t m, int64_t n, int64_t k, Op op_b) {
-    GemmArgs a = call(DType::kBF16, DType::kBF16, m, n, k);
-    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
-    return a;
-  };
+  auto with = [](int64_t m, int64_t n, int64_t k, Op op_b) { return with_b(DType::kBF16, m, n, k, op_b); };
   auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) { return auto_candidate(*e, with(m, n, k, op_b)); };
   EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
   EXPECT_TRUE(candidate(16, 16, 65536, Op::N));
@@ -728,9 +729,7 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   const KernelEntry* swap_tf32 = find_entry("wgmma_swap_tf32_64x16");
   ASSERT_NE(swap_tf32, nullptr);
   auto tf32 = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
-    GemmArgs t = call(DType::kF32, DType::kF32, m, n, k);
-    t.opB = op_b, t.ldb = op_b == Op::T ? k : n;
-    return auto_candidate(*swap_tf32, t);
+    return auto_candidate(*swap_tf32, with_b(DType::kF32, m, n, k, op_b));
   };
   EXPECT_TRUE(tf32(1, 576, 7168, Op::T));      // tf32: every width and depth with op T
   EXPECT_TRUE(tf32(16, 18432, 7168, Op::T));
@@ -803,9 +802,8 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   EXPECT_TRUE(e->info.auto_dispatch);
   EXPECT_FALSE(find_entry("gemv_bf16_16x32")->info.auto_dispatch);  // tensor cores for 16-bit inputs
   auto candidate = [&](Compute compute, int64_t m, int64_t n, int64_t k, Op op_b) {
-    GemmArgs a = call(DType::kF32, DType::kF32, m, n, k);
+    GemmArgs a = with_b(DType::kF32, m, n, k, op_b);
     a.precision.compute = compute;
-    a.opB = op_b, a.ldb = op_b == Op::T ? k : n;
     return auto_candidate(*e, a);
   };
   EXPECT_TRUE(candidate(Compute::kF32, 1, 576, 7168, Op::T));
