@@ -95,6 +95,39 @@ void check_matrix(const std::vector<float>& D, const std::vector<float>& R, int6
       std::max(r->err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(rows * n) / double(samples))));
 }
 
+// A case's device buffers and the bytes they started with (C's also the reference's start).
+struct CaseBuffers {
+  const DeviceBuffer<uint8_t>& a;
+  const std::vector<uint8_t>& bytes_a;
+  const DeviceBuffer<uint8_t>& b;
+  const std::vector<uint8_t>& bytes_b;
+  const DeviceBuffer<uint8_t>& c;
+  const std::vector<uint8_t>& bytes_c;
+  const DeviceBuffer<uint8_t>& ref;
+};
+
+// Runs the call; where it ran, *D and *R are its result and the reference's (C's type ct), and every
+// element of C outside `inside` that changed counts as clobbered. False where it was refused (then it
+// must have written nothing) or failed; r says why.
+bool run_and_read(const std::string& kernel, const GemmArgs& run, const CaseBuffers& b, const std::vector<bool>& inside,
+                  DType ct, VerifyResult* r, std::vector<float>* D, std::vector<float>* R) {
+  const cudaError_t err = run_case(kernel, run, b.a, b.bytes_a, b.b, b.bytes_b, r);
+  const std::vector<uint8_t> bytesD = b.c.download();
+  if (!r->status.ok()) r->clobbered += changed_bytes(bytesD, b.bytes_c);  // a refused call writes nothing
+  if (!r->status.ok() || err != cudaSuccess) {
+    r->reason = !r->status.ok() ? r->status.message()
+                                : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
+                                      cudaGetErrorString(err);
+    return false;
+  }
+  *D = decode(bytesD, ct), *R = decode(b.ref.download(), ct);
+  const size_t size = size_of(ct);
+  for (size_t e = 0; e < D->size(); ++e) {
+    if (!inside[e] && std::memcmp(&bytesD[e * size], &b.bytes_c[e * size], size) != 0) ++r->clobbered;
+  }
+  return true;
+}
+
 // The verdict from r's counts and errors; `outside`: what a clobbered element lay outside of.
 void verdict(const char* outside, VerifyResult* r) {
   std::string why;
@@ -222,20 +255,8 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
     if (group_rows[g].count > 0) cublas.gemm(group_call(ref, group_rows[g], g));
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
-  const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
-  const std::vector<uint8_t> bytesD = dC.download();
-  if (!r.status.ok()) r.clobbered += changed_bytes(bytesD, bytesC);  // a refused call writes nothing
-  if (!r.status.ok() || err != cudaSuccess) {
-    r.reason = !r.status.ok() ? r.status.message()
-                              : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
-                                    cudaGetErrorString(err);
-    return r;
-  }
-  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
-  const size_t c_bytes = size_of(ct);
-  for (size_t e = 0; e < D.size(); ++e) {
-    if (!hC.inside[e] && std::memcmp(&bytesD[e * c_bytes], &bytesC[e * c_bytes], c_bytes) != 0) ++r.clobbered;
-  }
+  std::vector<float> D, R;
+  if (!run_and_read(c.kernel, run, {dA, bytesA, dB, bytesB, dC, bytesC, dRef}, hC.inside, ct, &r, &D, &R)) return r;
   std::mt19937_64 gen(c.seed);
   for (int64_t g = 0; g < groups; ++g) {
     const GroupRows& rows = group_rows[size_t(g)];
@@ -326,19 +347,8 @@ VerifyResult verify_problems(Cublas& cublas, const ProblemsCase& c) {
     if (one.m > 0 && one.n > 0) cublas.gemm(one);
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
-  const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
-  const std::vector<uint8_t> bytesD = dC.download();
-  if (!r.status.ok()) r.clobbered += changed_bytes(bytesD, bytesC);  // a refused call writes nothing
-  if (!r.status.ok() || err != cudaSuccess) {
-    r.reason = !r.status.ok() ? r.status.message()
-                              : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
-                                    cudaGetErrorString(err);
-    return r;
-  }
-  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
-  for (size_t e = 0; e < D.size(); ++e) {
-    if (!inside_c[e] && std::memcmp(&bytesD[e * c_bytes], &bytesC[e * c_bytes], c_bytes) != 0) ++r.clobbered;
-  }
+  std::vector<float> D, R;
+  if (!run_and_read(c.kernel, run, {dA, bytesA, dB, bytesB, dC, bytesC, dRef}, inside_c, ct, &r, &D, &R)) return r;
   std::mt19937_64 gen(c.seed);
   for (size_t g = 0; g < calls.size(); ++g) {
     const GemmArgs& one = calls[g];
