@@ -323,29 +323,27 @@ struct HeldTile {
   using W = ChunkStore<CT>;
   static constexpr int kChunks = N / 2 / W::kPairs;
   uint32_t words[N / 2];
-  const CUtensorMap* map = nullptr;
   int row0 = 0, col0 = 0, matrix = 0;
   bool held = false;
 
-  // Whether the call's results can be held: TMA stores of C in this type (no pointer-array batch:
-  // its tiles leave by store_result; problems: those whose C takes them), no beta * C to add.
+  // Whether the call's results can be held: TMA stores of C in this type through one map (no
+  // pointer-array batch: its tiles leave by store_result), no beta * C to add.
   template <class P>
   __device__ static bool takes(const P& p, bool tma_store) {
     return tma_store && !p.c_f32 && p.beta == 0.0f && p.c_array == nullptr;
   }
-  // The tile's results, to leave through map_c at (col, row) of matrix `mat`.
-  __device__ void hold(float alpha, const float (&acc)[N], const CUtensorMap* map_c, int row, int col, int mat) {
+  __device__ void hold(float alpha, const float (&acc)[N], int row, int col, int mat) {
 #pragma unroll
     for (int j = 0; j < N / 2; ++j) {
       const typename W::Pair v = device::to_pair<CT>(alpha * acc[2 * j], alpha * acc[2 * j + 1]);
       words[j] = *reinterpret_cast<const uint32_t*>(&v);
     }
-    map = map_c, row0 = row, col0 = col, matrix = mat, held = true;
+    row0 = row, col0 = col, matrix = mat, held = true;
   }
   // Chunk c of the held tile, if one is held (the last chunk lets it go).
-  __device__ void store(int c, int t, char* buffers, uint64_t* c_loaded, StoreState& state) {
+  __device__ void store(int c, const CUtensorMap* map_c, int t, char* buffers, uint64_t* c_loaded, StoreState& state) {
     if (!held) return;
-    const W w(map, buffers, c_loaded, row0, col0, matrix, t);
+    const W w(map_c, buffers, c_loaded, row0, col0, matrix, t);
     w.store(c, kChunks, false, state, [&](int j, typename W::Pair) {
       return *reinterpret_cast<const typename W::Pair*>(&words[j]);
     });
@@ -357,25 +355,19 @@ struct HeldTile<CT, N, false> {
   static constexpr int kChunks = 0;
   template <class P>
   __device__ static bool takes(const P&, bool) { return false; }
-  __device__ void hold(float, const float (&)[N], const CUtensorMap*, int, int, int) {}
-  __device__ void store(int, int, char*, uint64_t*, StoreState&) {}
+  __device__ void hold(float, const float (&)[N], int, int, int) {}
+  __device__ void store(int, const CUtensorMap*, int, char*, uint64_t*, StoreState&) {}
 };
 
 // The TMA store target of matrix `matrix`'s results: the kernel's map of C,
-// the matrix its coordinate there; in a pointer-array batch or problems the
-// matrix's own map (pointer_maps.cuh), coordinate 0, acquired by `issuer`.
-// Null where they leave by direct stores (no TMA store for the call, or
-// this C off 16 bytes).
+// the matrix its coordinate there; in a pointer-array batch the matrix's own
+// map (pointer_maps.cuh), coordinate 0, acquired by `issuer`. Null where they
+// leave by direct stores (no TMA store for the call, or C off 16 bytes).
 template <class P>
 __device__ __forceinline__ const CUtensorMap* c_map_of(const P& p, const CUtensorMap* map_c, bool tma_store,
                                                        int& matrix, bool issuer) {
-  if (!tma_store || (p.c_array == nullptr && p.problems == nullptr)) return tma_store ? map_c : nullptr;
-  if (p.problems != nullptr) {
-    const GemmProblem q = clamped_problem(p, matrix);
-    if (!(p.c_f32 ? problem_stores_by_tma<float>(q) : problem_stores_by_tma<typename P::C16>(q))) return nullptr;
-  } else if (reinterpret_cast<uintptr_t>(p.c_array[matrix]) % 16 != 0) {
-    return nullptr;
-  }
+  if (!tma_store || p.c_array == nullptr) return tma_store ? map_c : nullptr;
+  if (reinterpret_cast<uintptr_t>(p.c_array[matrix]) % 16 != 0) return nullptr;
   const CUtensorMap* own = &p.matrix_maps[3 * matrix + 2];
   if (issuer) device::sm90::acquire_tensor_map(own);
   matrix = 0;
@@ -399,10 +391,6 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
     if (p.c_array != nullptr) {  // a pointer-array batch: pairs where this matrix's pointer allows
       q.C = p.c_array[matrix];
       q.c_pairs = p.c_pairs && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
-    } else if (p.problems != nullptr) {  // a problem: its own C, sizes and rows
-      const GemmProblem own = clamped_problem(p, matrix);
-      q.C = own.C, q.m = own.m, q.n = own.n, q.ldc = own.ldc;
-      q.c_pairs = own.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
     } else {
       q.C = static_cast<char*>(p.C) + matrix * p.stride_c * c_bytes;
     }
@@ -448,7 +436,7 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
   StoreState store;
   Held held;
   std::conditional_t<Fused, device::FusedEpilogue<N, device::TcParams<T, Out>>, NoHook> epilogue;  // Fused only
-  auto store_chunk = [&](int c) { held.store(c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
+  auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
     for (int w = first; w < end; w += stride) {
       TileAt at;
@@ -462,14 +450,8 @@ __device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p,
         auto clipped = p;
         clipped.m = at.row_end;
         store_result(clipped, map_c, false, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
-      } else if constexpr (holding) {  // a problem's C off 16 bytes: by direct stores
-        int coord = at.matrix;
-        const CUtensorMap* map = c_map_of(p, map_c, true, coord, t % 32 == 0);
-        if (map != nullptr) {
-          held.hold(Fused ? 1.0f : p.alpha, acc, map, at.m0 + row0, at.n0, coord);  // fused: alpha applied
-        } else {
-          store_result(p, map_c, tma_store, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
-        }
+      } else if constexpr (holding) {
+        held.hold(Fused ? 1.0f : p.alpha, acc, at.m0 + row0, at.n0, at.matrix);  // fused: alpha applied
       } else {
         store_result(p, map_c, tma_store, acc, at.m0 + row0, at.n0, at.matrix, t, smem, consumer, store);
       }
