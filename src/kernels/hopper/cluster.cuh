@@ -34,14 +34,16 @@ struct KParts {
 // false). A grouped GEMM: `count` groups of rows of one A and C, with B's
 // matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
 // or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
-// capacity on.
+// capacity on. Or `count` problems with sizes of their own (TcParams::problems),
+// each with its own maps.
 struct Batches {
   int count;
   bool a, b;
   const int64_t* offsets = nullptr;
   const int64_t* counts = nullptr;
   int64_t capacity = 0;
-  __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
+  bool problems = false;
+  __device__ bool grouped() const { return offsets != nullptr || counts != nullptr || problems; }
 };
 
 // The producer's maps for the matrix it loads: the kernel's, or a
@@ -62,28 +64,38 @@ struct ProducerMaps {
 // The walk over a grouped GEMM's work items, one thread's: its items come in
 // increasing order, so the group of the next one is found by walking on from
 // the last (each group's offsets read once). Group g has the cluster tiles of
-// its rows (none for no rows).
-template <class Cfg>
+// its rows (none for no rows); a problem, those of its own m x n and k-slices
+// of its k (none where its maps block multiplies it, problem_apart).
+template <class Cfg, class T>
 struct GroupWalk {
   const Batches& groups;
-  int64_t m;
-  int n;
+  const GemmProblem* problems;
+  int64_t m, n, k;  // the call's (problems: their bounds)
   int g = -1, first = 0, units = 0;  // group g's items are [first, first + units)
   int64_t row0 = 0, row_end = 0;
-  __device__ GroupWalk(const Batches& b, int64_t m_, int n_) : groups(b), m(m_), n(n_) {}
+  int slices = 0;  // a problem's k-slices
+  __device__ GroupWalk(const Batches& b, const GemmProblem* problems_, int64_t m_, int64_t n_, int64_t k_)
+      : groups(b), problems(problems_), m(m_), n(n_), k(k_) {}
   // Item w (not below the last one asked): its group's rows and the item's cluster tile in them; false past the end.
-  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u) {
+  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u, int slice_k) {
     while (w >= first + units) {
       if (++g >= groups.count) return false;
       first += units;
-      if (groups.counts != nullptr) {
-        row0 = g * groups.capacity;
-        row_end = row0 + min(max(groups.counts[g], int64_t(0)), groups.capacity);
+      if (groups.problems) {  // C is the problem's own: every row, clipped by its map or its stores
+        const GemmProblem q = clamped_problem(problems, g, m, n, k);
+        const bool apart = q.m == 0 || q.n == 0 || problem_apart<T>(q);
+        row0 = 0, row_end = INT64_MAX, slices = int(device::ceil_div(q.k, int64_t(slice_k)));
+        tiles = ClusterTiles<Cfg>(apart ? 0 : q.m, q.n);
       } else {
-        row0 = min(max(groups.offsets[g], int64_t(0)), m);
-        row_end = min(max(groups.offsets[g + 1], row0), m);
+        if (groups.counts != nullptr) {
+          row0 = g * groups.capacity;
+          row_end = row0 + min(max(groups.counts[g], int64_t(0)), groups.capacity);
+        } else {
+          row0 = min(max(groups.offsets[g], int64_t(0)), m);
+          row_end = min(max(groups.offsets[g + 1], row0), m);
+        }
+        tiles = ClusterTiles<Cfg>(row_end - row0, n);
       }
-      tiles = ClusterTiles<Cfg>(row_end - row0, n);
       units = int(tiles.count());
     }
     u = w - first;
@@ -116,15 +128,16 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its
   // part (-1 past the last item of a grouped GEMM, whose count the offsets give).
-  GroupWalk<Cfg> walk(batches, parts.m, int(p.n));
+  GroupWalk<Cfg, T> walk(batches, p.problems, parts.m, p.n, p.k);
   ClusterTiles<Cfg> group_tiles = tiles;
   auto item = [&](int w, TileAt& at, int& k0, int& k1) {
     k0 = 0, k1 = slices;
     if (batches.grouped()) {  // the group's own tiles, its rows from row0 on
       int u = 0;
-      if (!walk.find(w, group_tiles, u)) return -1;
+      if (!walk.find(w, group_tiles, u, Ops::kSliceK)) return -1;
       group_tiles.origin(u, rank, at.m0, at.n0);
       at.m0 += int(walk.row0), at.row_end = walk.row_end;  // C is one matrix; B's is the group's
+      if (batches.problems) at.matrix = walk.g, k1 = walk.slices;  // a problem: its own matrices and k
       return 0;
     }
     at.matrix = w / per_matrix;
@@ -171,10 +184,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 }
 
-// A pointer-array batch's tensor maps (p->matrix_maps, in the plan's
-// workspace): the host makes those of Ops' layouts over a stand-in address
-// (*map_a, *map_b, *map_c; *tma_store: whether C's rows allow TMA stores), a
-// block per matrix its own from them (pointer_maps.cuh).
+// The tensor maps of a pointer-array batch or of problems (p->matrix_maps,
+// in the plan's workspace): the host makes those of Ops' layouts over a
+// stand-in address (*map_a, *map_b, *map_c; *tma_store: whether C's rows
+// allow TMA stores; problems: rows in 16-byte units, each problem's own
+// sizes and rows replacing them), a block per matrix its own from them
+// (pointer_maps.cuh).
 template <class Ops, class T, class Out, bool TA, bool TB>
 cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream,
                          device::TcParams<T, Out>* p, CUtensorMap* map_a, CUtensorMap* map_b, CUtensorMap* map_c,
@@ -185,11 +200,21 @@ cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
   }
   GemmArgs stand_in = a;
   stand_in.A = stand_in.B = stand_in.C = region;  // 16-byte aligned; every matrix's maps replace it
+  if (problems(a)) {  // leading dimensions of whole 16-byte units, the bounds' rows rounded up
+    const auto units = [](int64_t elements, DType t) {
+      const int64_t per = 16 / int64_t(size_of(t));
+      return std::max<int64_t>(per, (elements + per - 1) / per * per);
+    };
+    stand_in.lda = units(a.opA == Op::N ? a.k : a.m, a.precision.ab);
+    stand_in.ldb = units(a.opB == Op::N ? a.n : a.k, a.precision.ab);
+    stand_in.n = stand_in.ldc = units(a.n, a.precision.c);
+  }
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
   if (cudaError_t err = make_store_map(stand_in, map_c, tma_store); err != cudaSuccess) return err;
   p->matrix_maps = static_cast<const CUtensorMap*>(region);
-  return device::launch(pointer_maps_kernel<T, Out, TA, TB>, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b,
-                        *map_c, *tma_store, *p, static_cast<CUtensorMap*>(region));
+  auto kernel = problems(a) ? problem_maps_kernel<T, Out, TA, TB> : pointer_maps_kernel<T, Out, TA, TB>;
+  return device::launch(kernel, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b, *map_c, *tma_store, *p,
+                        static_cast<CUtensorMap*>(region));
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
@@ -210,10 +235,11 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     out.m = plan.splits * plan.part_rows;
     if (transposed) out.ldc = out.m;  // C's a.n rows, each part's a.m columns in turn (within the plan's bytes)
   }
-  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                        a.group_offsets, a.group_counts, group_capacity(a)};
+  if (a.batch > INT32_MAX) return cudaErrorInvalidValue;
+  const Batches batches{int(a.batch), a.stride_a != 0, a.stride_b != 0, a.group_offsets, a.group_counts,
+                        group_capacity(a), problems(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
-  const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
+  const int64_t items = grouped(a) || problems(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
   // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
   // dispatch sends no other call with an epilogue here (never dropped silently).
@@ -234,7 +260,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   bool tma_store = false;
   device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
   p.c_transposed = transposed;
-  if (pointer_array(a)) {  // each matrix's maps made on the device
+  if (device_matrices(a)) {  // each matrix's maps made on the device
     if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &p, &map_a, &map_b, &map_c, &tma_store);
         err != cudaSuccess) {
       return err;
@@ -246,7 +272,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     }
   }
   if (cudaError_t err =
-          launch_sm90<Cfg, Ops>(kernel, grid, stream, pointer_array(a), map_a, map_b, map_c, p, tma_store, parts,
+          launch_sm90<Cfg, Ops>(kernel, grid, stream, device_matrices(a), map_a, map_b, map_c, p, tma_store, parts,
                                 batches);
       err != cudaSuccess) {
     return err;
@@ -274,7 +300,7 @@ inline GemmArgs swapped_call(const GemmArgs& a) {
 template <class Cfg, DType AB>
 cudaError_t launch_swapped(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  if (a.precision.ab != AB || a.opA != Op::N || a.batch > 1 || grouped(a) || pointer_array(a) || a.epilogue.any()) {
+  if (a.precision.ab != AB || a.opA != Op::N || a.batch > 1 || grouped(a) || device_matrices(a) || a.epilogue.any()) {
     return cudaErrorInvalidValue;
   }
   if (a.opB == Op::N) return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
@@ -296,7 +322,7 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   if constexpr (AB == DType::kF32) {
     if (a.opA == Op::N && a.opB == Op::T) return launch_ops<Cfg, T, false, true>(a, plan, stream);
     if (a.opA == Op::T && a.opB == Op::T) return launch_ops<Cfg, T, true, true>(a, plan, stream);
-    if (a.opA == Op::N && a.opB == Op::N && !grouped(a) && !pointer_array(a)) {
+    if (a.opA == Op::N && a.opB == Op::N && !grouped(a) && !device_matrices(a)) {
       return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
     }
     return cudaErrorInvalidValue;
