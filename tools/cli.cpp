@@ -268,8 +268,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                              const std::string& shape, float alpha, float beta, const std::string& layout,
                              const VerifyResult& r) {
     ++total;
-    // A pointer-array batch no kernel takes (kernels that copy operands) is refused untouched: reported, not failed.
-    const bool refusal = o.pointers && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
+    // A pointer-array batch or problems no kernel takes (kernels that copy operands) is refused untouched:
+    // reported, not failed.
+    const bool refusal =
+        (o.pointers || o.problems) && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
     refused += refusal;
     failed += !r.passed && !refusal;
     const std::string align = o.offset ? "+" + std::to_string(o.offset) : "16B";

@@ -15,6 +15,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -306,6 +307,50 @@ NB_MODULE(_tessel, m) {
       "int64 row offsets of a grouped GEMM (tessel::GemmArgs::group_offsets; 0: none); group_counts: a pointer to "
       "batch int64 row counts of a masked grouped GEMM, a and out holding batch groups of rows "
       "(tessel::GemmArgs::group_counts; 0: none), expected_group_rows its hint for the tile");
+
+  m.def(
+      "gemm_problems",
+      [](const std::vector<Described>& a, const std::vector<Described>& b, const std::vector<Described>& out,
+         uintptr_t problems, int device, float alpha, float beta, const std::string& precision,
+         const std::string& kernel, uintptr_t stream, std::optional<nb::callable> allocate) {
+        if (b.size() != a.size() || out.size() != a.size()) throw nb::value_error("a, b and out differ in length");
+        if (a.empty()) return;
+        tessel::GemmArgs g;  // the call: the problems' ops and precision, their sizes' bounds
+        std::vector<tessel::GemmProblem> host(a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+          tessel::GemmArgs one;
+          try {
+            one = make_args(matrix(a[i], "a"), matrix(b[i], "b"), matrix(out[i], "out"), alpha, beta, precision);
+          } catch (const nb::builtin_exception& e) {
+            throw nb::builtin_exception(e.type(), ("problem " + std::to_string(i) + ": " + e.what()).c_str());
+          }
+          if (i == 0) g = one, g.m = g.n = g.k = 0;
+          if (one.opA != g.opA || one.opB != g.opB) {
+            throw nb::value_error(("problem " + std::to_string(i) + ": its operands' layouts (row- or column-major) "
+                                   "differ from problem 0's; one call takes one op pair")
+                                      .c_str());
+          }
+          g.m = std::max(g.m, one.m), g.n = std::max(g.n, one.n), g.k = std::max(g.k, one.k);
+          host[i] = {one.m, one.n, one.k, one.A, one.lda, one.B, one.ldb, one.C, one.ldc};
+        }
+        g.A = g.B = nullptr, g.C = nullptr, g.lda = g.ldb = g.ldc = 1;
+        g.batch = int64_t(host.size()), g.problems = reinterpret_cast<const tessel::GemmProblem*>(problems);
+        OnDevice on(device);
+        // From pageable memory: returns once the values are staged, so `host` may go.
+        if (cudaMemcpyAsync(reinterpret_cast<void*>(problems), host.data(), host.size() * sizeof(tessel::GemmProblem),
+                            cudaMemcpyHostToDevice, reinterpret_cast<cudaStream_t>(stream)) != cudaSuccess) {
+          const cudaError_t err = cudaGetLastError();
+          throw std::runtime_error(std::string("tessel: copying the problems to the GPU failed: ") +
+                                   cudaGetErrorString(err));
+        }
+        run(g, kernel, stream, std::nullopt, allocate, device);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("problems"), nb::arg("device"), nb::arg("alpha"),
+      nb::arg("beta"), nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"),
+      nb::arg("allocate").none() = nb::none(),
+      "out[i] = alpha * a[i] @ b[i] + beta * out[i] for every i in one call (tessel::GemmArgs::problems): the "
+      "operands described as gemm_described's, `problems` a device buffer of len(a) GemmProblem values (72 bytes "
+      "each) that the call fills on `stream` from the host; every problem's layouts must give the same op pair");
 
   m.def(
       "select_kernel",

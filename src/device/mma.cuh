@@ -307,8 +307,8 @@ __device__ __forceinline__ void mma_warp_step(float (&acc)[FM][2 * FN][4], const
 // f16 for FP8 inputs).
 template <class T, class Out = T>
 struct TcParams {
-  using Input = T;
   using C16 = Out;
+  static constexpr bool kProblems = false;  // ProblemParams
   const T* A;
   const T* B;
   void* C;          // Out, or float when c_f32
@@ -326,12 +326,19 @@ struct TcParams {
   const void* const* b_array = nullptr;
   void* const* c_array = nullptr;
   const CUtensorMap* matrix_maps = nullptr;
-  // Problems with sizes of their own (GemmArgs::problems; A, B, C null, m, n, k their bounds), on the
-  // Hopper kernels with their maps in matrix_maps as a pointer-array batch's.
-  const GemmProblem* problems = nullptr;
   bool c_transposed = false;  // results (i, j) at C[j ldc + i]: a kernel computing Cᵀ = Bᵀ·Aᵀ (sm90)
   Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
   float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
+};
+
+// A grouped GEMM of problems with sizes of their own (GemmArgs::problems; A,
+// B, C null, m, n, k their bounds; on the Hopper kernels their maps in
+// matrix_maps as a pointer-array batch's): a type of its own, so that only
+// the kernels compiled for it carry the problems' paths.
+template <class T, class Out = T>
+struct ProblemParams : TcParams<T, Out> {
+  static constexpr bool kProblems = true;
+  const GemmProblem* problems = nullptr;
 };
 
 // The launchers' view of a validated call: typed A and B, and whether C
@@ -342,7 +349,7 @@ inline TcParams<T, Out> tc_params(const GemmArgs& a) {
   TcParams<T, Out> p{static_cast<const T*>(a.A), static_cast<const T*>(a.B), a.C, a.m, a.n, a.k, a.lda, a.ldb, a.ldc,
                      a.alpha, a.beta, a.precision.c == DType::kF32, c_pairs};
   p.scale_a = a.scale_a, p.scale_b = a.scale_b, p.block_scales = a.block_scales, p.stride_c = a.stride_c;
-  p.a_array = a.a_array, p.b_array = a.b_array, p.c_array = a.c_array, p.problems = a.problems;
+  p.a_array = a.a_array, p.b_array = a.b_array, p.c_array = a.c_array;
   p.epi = a.epilogue;
   if (a.epilogue.any()) p.epi_alpha = p.alpha, p.alpha = 1.0f;
   return p;

@@ -34,16 +34,14 @@ struct KParts {
 // false). A grouped GEMM: `count` groups of rows of one A and C, with B's
 // matrix g: group g rows offsets[g] .. offsets[g + 1] - 1 (clamped to 0..m),
 // or (masked) its first counts[g] rows (clamped to 0..capacity) from g *
-// capacity on. Or `count` problems with sizes of their own (TcParams::problems),
-// each with its own maps.
+// capacity on.
 struct Batches {
   int count;
   bool a, b;
   const int64_t* offsets = nullptr;
   const int64_t* counts = nullptr;
   int64_t capacity = 0;
-  bool problems = false;
-  __device__ bool grouped() const { return offsets != nullptr || counts != nullptr || problems; }
+  __device__ bool grouped() const { return offsets != nullptr || counts != nullptr; }
 };
 
 // The producer's maps for the matrix it loads: the kernel's, or a
@@ -64,38 +62,54 @@ struct ProducerMaps {
 // The walk over a grouped GEMM's work items, one thread's: its items come in
 // increasing order, so the group of the next one is found by walking on from
 // the last (each group's offsets read once). Group g has the cluster tiles of
-// its rows (none for no rows); a problem, those of its own m x n and k-slices
-// of its k (none where its maps block multiplies it, problem_apart).
-template <class Cfg, class T>
+// its rows (none for no rows).
+template <class Cfg>
 struct GroupWalk {
   const Batches& groups;
-  const GemmProblem* problems;
-  int64_t m, n, k;  // the call's (problems: their bounds)
+  int64_t m;
+  int n;
   int g = -1, first = 0, units = 0;  // group g's items are [first, first + units)
   int64_t row0 = 0, row_end = 0;
-  int slices = 0;  // a problem's k-slices
-  __device__ GroupWalk(const Batches& b, const GemmProblem* problems_, int64_t m_, int64_t n_, int64_t k_)
-      : groups(b), problems(problems_), m(m_), n(n_), k(k_) {}
+  __device__ GroupWalk(const Batches& b, int64_t m_, int n_) : groups(b), m(m_), n(n_) {}
   // Item w (not below the last one asked): its group's rows and the item's cluster tile in them; false past the end.
-  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u, int slice_k) {
+  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u) {
     while (w >= first + units) {
       if (++g >= groups.count) return false;
       first += units;
-      if (groups.problems) {  // C is the problem's own: every row, clipped by its map or its stores
-        const GemmProblem q = clamped_problem(problems, g, m, n, k);
-        const bool apart = q.m == 0 || q.n == 0 || problem_apart<T>(q);
-        row0 = 0, row_end = INT64_MAX, slices = int(device::ceil_div(q.k, int64_t(slice_k)));
-        tiles = ClusterTiles<Cfg>(apart ? 0 : q.m, q.n);
+      if (groups.counts != nullptr) {
+        row0 = g * groups.capacity;
+        row_end = row0 + min(max(groups.counts[g], int64_t(0)), groups.capacity);
       } else {
-        if (groups.counts != nullptr) {
-          row0 = g * groups.capacity;
-          row_end = row0 + min(max(groups.counts[g], int64_t(0)), groups.capacity);
-        } else {
-          row0 = min(max(groups.offsets[g], int64_t(0)), m);
-          row_end = min(max(groups.offsets[g + 1], row0), m);
-        }
-        tiles = ClusterTiles<Cfg>(row_end - row0, n);
+        row0 = min(max(groups.offsets[g], int64_t(0)), m);
+        row_end = min(max(groups.offsets[g + 1], row0), m);
       }
+      tiles = ClusterTiles<Cfg>(row_end - row0, n);
+      units = int(tiles.count());
+    }
+    u = w - first;
+    return true;
+  }
+};
+
+// The walk over problems' work items (ProblemParams), as GroupWalk's: problem
+// g has the cluster tiles of its own m x n (none where its maps block
+// multiplies it, problem_apart) and its own count of k-slices; its C is its
+// own, every row (clipped by its map or its stores).
+template <class Cfg, class T, int SliceK>
+struct ProblemWalk {
+  const GemmProblem* problems;
+  int count;
+  int64_t m, n, k;  // the bounds
+  int g = -1, first = 0, units = 0, slices = 0;  // problem g's items are [first, first + units)
+  int64_t row0 = 0, row_end = INT64_MAX;
+  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u) {
+    while (w >= first + units) {
+      if (++g >= count) return false;
+      first += units;
+      const GemmProblem q = clamped_problem(problems, g, m, n, k);
+      const bool apart = q.m == 0 || q.n == 0 || problem_apart<T>(q);
+      slices = int(device::ceil_div(q.k, int64_t(SliceK)));
+      tiles = ClusterTiles<Cfg>(apart ? 0 : q.m, q.n);
       units = int(tiles.count());
     }
     u = w - first;
@@ -104,12 +118,15 @@ struct GroupWalk {
 };
 
 // Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
-// kernel of its own so that per-tensor calls carry none of it.
-template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false>
+// kernel of its own so that per-tensor calls carry none of it; Problems: a
+// grouped GEMM of problems (ProblemParams, ProblemWalk), likewise.
+template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false,
+          bool Problems = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
-                   KParts parts, Batches batches) {
+                   const __grid_constant__ CUtensorMap map_c,
+                   std::conditional_t<Problems, device::ProblemParams<T, Out>, device::TcParams<T, Out>> p,
+                   bool tma_store, KParts parts, Batches batches) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
@@ -123,21 +140,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int rank = int(sm90::cluster_rank());
   const ClusterTiles<Cfg> tiles(parts.m, p.n);
   const int cluster_tiles = int(tiles.count()), per_matrix = cluster_tiles * parts.count;
-  const int items = batches.grouped() ? INT_MAX : per_matrix * batches.count;  // grouped: until the walk ends
+  // Grouped: until the walk ends.
+  const int items = Problems || batches.grouped() ? INT_MAX : per_matrix * batches.count;
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its
   // part (-1 past the last item of a grouped GEMM, whose count the offsets give).
-  GroupWalk<Cfg, T> walk(batches, p.problems, parts.m, p.n, p.k);
+  auto walk = [&] {
+    if constexpr (Problems) {
+      return ProblemWalk<Cfg, T, Ops::kSliceK>{p.problems, batches.count, parts.m, p.n, p.k};
+    } else {
+      return GroupWalk<Cfg>(batches, parts.m, int(p.n));
+    }
+  }();
   ClusterTiles<Cfg> group_tiles = tiles;
   auto item = [&](int w, TileAt& at, int& k0, int& k1) {
     k0 = 0, k1 = slices;
-    if (batches.grouped()) {  // the group's own tiles, its rows from row0 on
+    if (Problems || batches.grouped()) {  // the group's own tiles, its rows from row0 on
       int u = 0;
-      if (!walk.find(w, group_tiles, u, Ops::kSliceK)) return -1;
+      if (!walk.find(w, group_tiles, u)) return -1;
       group_tiles.origin(u, rank, at.m0, at.n0);
       at.m0 += int(walk.row0), at.row_end = walk.row_end;  // C is one matrix; B's is the group's
-      if (batches.problems) at.matrix = walk.g, k1 = walk.slices;  // a problem: its own matrices and k
+      if constexpr (Problems) at.matrix = walk.g, k1 = walk.slices;  // a problem: its own matrices and k
       return 0;
     }
     at.matrix = w / per_matrix;
@@ -158,7 +182,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         TileAt at;
         int k0, k1;
         if (item(w, at, k0, k1) < 0) break;
-        const int matrix = batches.grouped() ? walk.g : at.matrix;
+        const int matrix = Problems || batches.grouped() ? walk.g : at.matrix;
         maps.at(p.matrix_maps, matrix);
         produce_tile(smem, maps.a, maps.b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
                      batches.b ? matrix : 0);
@@ -190,10 +214,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
 // allow TMA stores; problems: rows in 16-byte units, each problem's own
 // sizes and rows replacing them), a block per matrix its own from them
 // (pointer_maps.cuh).
-template <class Ops, class T, class Out, bool TA, bool TB>
-cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream,
-                         device::TcParams<T, Out>* p, CUtensorMap* map_a, CUtensorMap* map_b, CUtensorMap* map_c,
-                         bool* tma_store) {
+template <class Ops, class T, class Out, bool TA, bool TB, class P>
+cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, P* p, CUtensorMap* map_a,
+                         CUtensorMap* map_b, CUtensorMap* map_c, bool* tma_store) {
   void* region = nullptr;
   if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kTensorMaps, &region); err != cudaSuccess) {
     return err;
@@ -212,7 +235,13 @@ cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
   if (cudaError_t err = make_store_map(stand_in, map_c, tma_store); err != cudaSuccess) return err;
   p->matrix_maps = static_cast<const CUtensorMap*>(region);
-  auto kernel = problems(a) ? problem_maps_kernel<T, Out, TA, TB> : pointer_maps_kernel<T, Out, TA, TB>;
+  auto kernel = [] {
+    if constexpr (P::kProblems) {
+      return problem_maps_kernel<T, Out, TA, TB>;
+    } else {
+      return pointer_maps_kernel<T, Out, TA, TB>;
+    }
+  }();
   return device::launch(kernel, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b, *map_c, *tma_store, *p,
                         static_cast<CUtensorMap*>(region));
 }
@@ -237,51 +266,63 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
   }
   if (a.batch > INT32_MAX) return cudaErrorInvalidValue;
   const Batches batches{int(a.batch), a.stride_a != 0, a.stride_b != 0, a.group_offsets, a.group_counts,
-                        group_capacity(a), problems(a)};
+                        group_capacity(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
   const int64_t items = grouped(a) || problems(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
-  // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
-  // dispatch sends no other call with an epilogue here (never dropped silently).
-  auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
-  if (out.epilogue.any()) {
-    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks && Cfg::kBN % 64 == 0) {  // whole pairs a lane
-      if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
-      kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>;
-    } else {
-      return cudaErrorInvalidValue;
-    }
-  }
-  int clusters = 0;
-  if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
-  if (clusters < 1) return cudaErrorInvalidConfiguration;
-  const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
-  CUtensorMap map_a, map_b, map_c{};
-  bool tma_store = false;
   device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
   p.c_transposed = transposed;
-  if (device_matrices(a)) {  // each matrix's maps made on the device
-    if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &p, &map_a, &map_b, &map_c, &tma_store);
+  // The kernel on its parameters: the maps (each matrix's made on the device, or the host's), the launch
+  // and, for split k, the parts' sum.
+  auto launch = [&](auto kernel, auto params) {
+    int clusters = 0;
+    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
+    CUtensorMap map_a, map_b, map_c{};
+    bool tma_store = false;
+    if (device_matrices(a)) {
+      if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &params, &map_a, &map_b, &map_c,
+                                                               &tma_store);
+          err != cudaSuccess) {
+        return err;
+      }
+    } else {
+      if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+      if (!transposed && Cfg::kTmaStore) {  // transposed results leave by direct stores
+        if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+      }
+    }
+    if (cudaError_t err = launch_sm90<Cfg, Ops>(kernel, grid, stream, device_matrices(a), map_a, map_b, map_c, params,
+                                                tma_store, parts, batches);
         err != cudaSuccess) {
       return err;
     }
-  } else {
-    if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    if (!transposed && Cfg::kTmaStore) {  // transposed results leave by direct stores
-      if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+    if (transposed && plan.splits > 1) {
+      return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C,
+                              a.n, a.m, a.ldc, stream, a.precision.c, true);
     }
+    return sum_split_parts(a, plan, out, stream, true);
+  };
+  if (problems(a)) {  // the kernel compiled for them (dispatch sends no epilogue, split or swapped call)
+    if constexpr (!Blocks && !Cfg::kSwapped && (sizeof(T) == 2 || (!TA && TB))) {  // tf32, FP8: N, T only
+      device::ProblemParams<T, Out> q;
+      static_cast<device::TcParams<T, Out>&>(q) = p;
+      q.problems = a.problems;
+      return launch(cluster_kernel<Cfg, T, Out, TA, TB, false, false, true>, q);
+    }
+    return cudaErrorInvalidValue;
   }
-  if (cudaError_t err =
-          launch_sm90<Cfg, Ops>(kernel, grid, stream, device_matrices(a), map_a, map_b, map_c, p, tma_store, parts,
-                                batches);
-      err != cudaSuccess) {
-    return err;
+  // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
+  // dispatch sends no other call with an epilogue here (never dropped silently).
+  if (out.epilogue.any()) {
+    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks && Cfg::kBN % 64 == 0) {  // whole pairs a lane
+      if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
+      return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>, p);
+    }
+    return cudaErrorInvalidValue;
   }
-  if (transposed && plan.splits > 1) {
-    return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C, a.n,
-                            a.m, a.ldc, stream, a.precision.c, true);
-  }
-  return sum_split_parts(a, plan, out, stream, true);
+  return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks>, p);
 }
 
 // The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: B becomes the A of op flip(opB) (for op N, k x n with n

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(kMapThreads)
 template <class T, class Out, bool TA, bool TB>
 __global__ void __launch_bounds__(kMapThreads)
     problem_maps_kernel(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
-                        const __grid_constant__ CUtensorMap c, bool map_c, device::TcParams<T, Out> p,
+                        const __grid_constant__ CUtensorMap c, bool map_c, device::ProblemParams<T, Out> p,
                         CUtensorMap* maps) {
   namespace sm90 = device::sm90;
   sm90::launch_dependents();  // the GEMM kernel's CTAs set up meanwhile, then wait for these maps
