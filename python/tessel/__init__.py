@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from . import _tessel
 
-__all__ = ["matmul", "matmul_list", "grouped_matmul", "masked_matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
+__all__ = ["matmul", "matmul_list", "grouped_matmul", "masked_matmul", "linear", "list_kernels", "select_kernel",
+           "precisions", "release_workspaces"]
 
 _DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 _FP8 = ("e4m3", "e5m2")
