@@ -299,19 +299,23 @@ TEST_F(Grouped, SkewedAndEmptyGroupsEveryPrecision) {
   }
 }
 
+// A grouped call run by kernel k by name: correct where k takes grouped GEMMs, else refused untouched.
+void expect_taken_or_refused(const tessel::KernelInfo& k, const VerifyResult& r) {
+  if (k.grouped) {
+    EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
+  } else {
+    EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
+    EXPECT_EQ(r.clobbered, 0) << k.name;
+  }
+}
+
 TEST_F(Grouped, EveryGroupedKernelByNameAndTheOthersRefuse) {
   Cublas cublas;
   for (const tessel::KernelInfo& k : tessel::kernels()) {
     if (!runs_here(k)) continue;
     GroupedCase c;
     c.kernel = k.name, c.rows = {70, 0, 300, 5}, c.n = 256, c.k = 256, c.precision = k.precisions.front();
-    const VerifyResult r = verify_grouped(cublas, c);
-    if (k.grouped) {
-      EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
-    } else {
-      EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
-      EXPECT_EQ(r.clobbered, 0) << k.name;
-    }
+    expect_taken_or_refused(k, verify_grouped(cublas, c));
   }
 }
 
@@ -412,13 +416,7 @@ TEST_F(Grouped, ProblemsByNameAndTheOthersRefuse) {
     ProblemsCase c;
     c.kernel = k.name, c.sizes = {{70, 256, 256}, {0, 8, 8}, {300, 100, 40}, {5, 130, 1000}};
     c.precision = k.precisions.front();
-    const VerifyResult r = verify_problems(cublas, c);
-    if (k.grouped) {
-      EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
-    } else {
-      EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
-      EXPECT_EQ(r.clobbered, 0) << k.name;
-    }
+    expect_taken_or_refused(k, verify_problems(cublas, c));
   }
 }
 
