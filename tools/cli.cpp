@@ -215,6 +215,7 @@ struct VerifyCli {
   int64_t capacity = 0;             // masked: each group's rows (0: 5 more than the largest count)
   std::optional<int64_t> tail;      // rows after the groups that none owns (default 5; masked: 0)
   bool share_b = false;             // grouped: one B for every group
+  bool problems = false;            // the sizes as the problems of one grouped call
   // filled by prepare()
   std::vector<Job> jobs;
   std::vector<Shape> shapes;
@@ -242,6 +243,7 @@ struct VerifyCli {
     if (capacity > 0 && !masked) throw UsageError("--capacity needs --masked");
     if (!layout.empty() && batch < 2) throw UsageError("--layout needs --batch");
     if (pointers && batch < 2) throw UsageError("--pointers needs --batch");
+    if (problems && (batch > 1 || groups > 0)) throw UsageError("--problems takes no --batch and no --groups");
   }
 };
 
@@ -266,8 +268,10 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                              const std::string& shape, float alpha, float beta, const std::string& layout,
                              const VerifyResult& r) {
     ++total;
-    // A pointer-array batch no kernel takes (kernels that copy operands) is refused untouched: reported, not failed.
-    const bool refusal = o.pointers && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
+    // A pointer-array batch or problems no kernel takes (kernels that copy operands) is refused untouched:
+    // reported, not failed.
+    const bool refusal =
+        (o.pointers || o.problems) && r.status.code() == StatusCode::kNotSupported && r.clobbered == 0;
     refused += refusal;
     failed += !r.passed && !refusal;
     const std::string align = o.offset ? "+" + std::to_string(o.offset) : "16B";
@@ -302,6 +306,21 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
                     (o.masked ? "masked " : "") + std::to_string(c.rows.size()) + "g " + to_string(shape), c.alpha,
                     c.beta, "-", verify_grouped(cublas, c));
         }
+    return batch_summary();
+  }
+  if (o.problems) {  // per op pair: the sizes as problems; then with empty ones, odd rows and smaller bounds
+    for (const auto& [name, precision] : o.jobs)
+      for (const OpPair& op : o.op_pairs) {
+        ProblemsCase c;
+        c.kernel = name, c.opA = op.first, c.opB = op.second, c.sizes = o.shapes, c.precision = precision;
+        c.seed = o.seed + uint64_t(total);
+        for (int edges = 0; edges < 2; ++edges) {
+          ProblemsCase run = edges ? with_edges(c) : c;
+          run.alpha = o.alpha.value_or(run.alpha), run.beta = o.beta.value_or(run.beta);
+          batch_row(name, precision, to_string(op), std::to_string(run.sizes.size()) + " problems", run.alpha,
+                    run.beta, edges ? "edge" : "-", verify_problems(cublas, run));
+        }
+      }
     return batch_summary();
   }
   if (o.batch > 1) {  // strided batches in three layouts: stacked, sharing B, C's matrices side by side
@@ -417,9 +436,19 @@ struct BenchCli {
     if (options.pointers && (options.groups > 0 || e->any() || options.block_scales || options.fused_reference)) {
       throw UsageError("--pointers takes no --groups, no --epilogue, no --block-scales and no --reference cublaslt");
     }
+    if (options.problems && (options.batch > 1 || options.groups > 0 || options.pointers || e->any() ||
+                             options.block_scales || options.fused_reference || !suite.empty())) {
+      throw UsageError("--problems takes no --batch, --groups, --pointers, --epilogue, --block-scales, --suite and "
+                       "no --reference cublaslt");
+    }
     for (const Job& j : jobs) {
-      if ((options.batch > 1 || options.groups > 0 || options.pointers) && is_fp8(j.precision.ab)) {
-        throw UsageError("--batch, --pointers and --groups take no FP8 precision (no cuBLAS reference)");
+      if ((options.batch > 1 || options.groups > 0 || options.pointers || options.problems) &&
+          is_fp8(j.precision.ab)) {
+        throw UsageError("--batch, --pointers, --groups and --problems take no FP8 precision (no cuBLAS reference)");
+      }
+      if ((options.groups > 0 || options.problems) && j.precision.c != j.precision.ab) {
+        throw UsageError("--groups and --problems take precisions whose C is of the inputs' type (cuBLAS's grouped "
+                         "GEMM, the reference, takes no other), not " + to_string(j.precision));
       }
     }
     use_suite(suite, sizes_or_ops_given, &options);
@@ -434,6 +463,10 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
   RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales)};
+  if (b.options.groups > 0 || b.options.problems) {
+    run.reference = "cuBLAS's grouped GEMM cublasGemmGroupedBatchedEx_64, a group per GEMM, with the types of " +
+                    run.reference;
+  }
   if (b.options.fused_reference) {
     std::string lt;
     for (const Job& j : b.jobs) lt = CublasLt::description(j.precision);
@@ -462,7 +495,8 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
     o.precision = b.jobs[first].precision;
     o.kernels.clear();
     for (; first < b.jobs.size() && b.jobs[first].precision == o.precision; ++first) o.kernels.push_back(b.jobs[first].kernel);
-    const std::vector<BenchRow> part = run_bench(cublas, o, terminal_progress(err), on_row);
+    const std::vector<BenchRow> part =
+        o.problems ? run_problems_bench(o, on_row) : run_bench(cublas, o, terminal_progress(err), on_row);
     rows.insert(rows.end(), part.begin(), part.end());
   }
   if (!b.suite.empty()) print_suite_summary(b.suite, rows, out);
@@ -718,6 +752,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   verify->add_option("--tail", vo.tail, "--groups: rows after the groups that none owns (default 5; masked 0)")
       ->check(CLI::NonNegativeNumber);
   verify->add_flag("--share-b", vo.share_b, "--groups: one B for every group");
+  verify->add_flag("--problems", vo.problems,
+                   "The --sizes shapes as the problems of one grouped call (GemmArgs::problems), per op pair; then "
+                   "again with empty problems, rows off 16 bytes, beta and bounds below the largest sizes");
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
 
@@ -758,6 +795,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                     "(reference: cuBLAS's grouped GEMM; a loop of tessel calls timed beside it)")
       ->capture_default_str();
   bench->add_flag("--skew", bo.options.skew, "--groups: group g's rows ~ 1 / (g + 1) instead of equal");
+  bench->add_flag("--problems", bo.options.problems,
+                  "Every --sizes shape one problem of one grouped call per op pair (GemmArgs::problems: sizes of "
+                  "their own; reference: cuBLAS's grouped GEMM; a loop of tessel calls timed beside it)");
   bench->add_flag("--masked", bo.options.masked,
                   "--groups: masked (GemmArgs::group_counts): every group has the largest group's rows, and "
                   "computes its own count of them (the mean count its expected_group_rows)");

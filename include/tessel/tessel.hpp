@@ -141,6 +141,19 @@ struct Fp8BlockScales {
   bool any() const { return a != nullptr || b != nullptr; }
 };
 
+// One GEMM of a grouped call with sizes of its own (GemmArgs::problems):
+// C = alpha op(A) op(B) + beta C with op(A) m x k, op(B) k x n, each matrix
+// at its pointer with its leading dimension, as in a call of its own.
+struct GemmProblem {
+  int64_t m = 0, n = 0, k = 0;
+  const void* A = nullptr;
+  int64_t lda = 1;
+  const void* B = nullptr;
+  int64_t ldb = 1;
+  void* C = nullptr;
+  int64_t ldc = 1;
+};
+
 // Everything one GEMM call needs, as in the positional signature below.
 struct SgemmArgs {
   Op opA = Op::N, opB = Op::N;
@@ -237,6 +250,16 @@ struct GemmArgs {
   // capacity); the counts decide what is computed, whatever it says.
   const int64_t* group_counts = nullptr;
   int64_t expected_group_rows = 0;
+  // A grouped GEMM of problems with sizes of their own (cuBLAS's grouped
+  // GEMM, its sizes on the device): with problems set, `batch` GemmProblem
+  // values in device memory, read on the stream, each multiplied with the
+  // call's ops, alpha, beta and precision. The call's m, n and k bound them:
+  // a problem's sizes are clamped to 0..m, 0..n, 0..k (the tiles are chosen
+  // for the bounds), and its leading dimensions must hold its rows. A, B, C,
+  // strides and the other batch forms stay unset; lda, ldb, ldc are not read.
+  // No epilogue, no FP8 block scales. A problem whose A or B (pointer or
+  // leading dimension) is not in 16-byte units is multiplied by a slow path.
+  const GemmProblem* problems = nullptr;
 };
 GemmArgs to_gemm(const SgemmArgs& args);  // the same call as a GemmArgs (f32, kF32)
 
@@ -260,7 +283,7 @@ struct KernelInfo {
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
-  bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets or group_counts)
+  bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets, group_counts or problems)
   bool pointer_array = false;  // takes a pointer-array batch (GemmArgs::a_array, b_array, c_array)
 
   // Whether precisions lists p.

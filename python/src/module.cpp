@@ -15,6 +15,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -74,17 +76,24 @@ Matrix matrix(const Described& d, const char* name) {
 // single row's leading dimension is its length rounded up to 16 bytes, and a
 // contiguous column reads as one such row of op T, not as rows of one element
 // (rows not in 16-byte units would cost the kernels their vector loads).
-Stored stored(const Matrix& x, const char* name) {
+// `prefer`: the layout taken where both fit (a vector or an empty matrix), as matmul_list's problems share one.
+bool fits_row_major(const Matrix& x) {
+  return (x.cols <= 1 || x.s1 == 1) && (x.rows <= 1 || x.s0 >= std::max<int64_t>(x.cols, 1));
+}
+bool fits_col_major(const Matrix& x) {
+  return (x.rows <= 1 || x.s0 == 1) && (x.cols <= 1 || x.s1 >= std::max<int64_t>(x.rows, 1));
+}
+Stored stored(const Matrix& x, const char* name, std::optional<bool> prefer_transposed = std::nullopt) {
   const int64_t rows = x.rows, cols = x.cols, s0 = x.s0, s1 = x.s1;
   Stored s;
   s.data = x.data;
   s.dtype = x.dtype;
   const int64_t unit = std::max<int64_t>(1, 16 / int64_t(tessel::size_of(x.dtype)));
   const auto one_row = [unit](int64_t length) { return (std::max<int64_t>(length, 1) + unit - 1) / unit * unit; };
-  const bool row_major = (cols <= 1 || s1 == 1) && (rows <= 1 || s0 >= std::max<int64_t>(cols, 1));
-  const bool col_major = (rows <= 1 || s0 == 1) && (cols <= 1 || s1 >= std::max<int64_t>(rows, 1));
+  const bool row_major = fits_row_major(x), col_major = fits_col_major(x);
   const bool column = rows > 1 && cols <= 1 && s0 == 1;
-  if (row_major && !column) {
+  const bool as_rows = row_major && col_major && prefer_transposed ? !*prefer_transposed : row_major && !column;
+  if (as_rows) {
     s.ld = rows <= 1 ? one_row(cols) : s0;
   } else if (col_major) {
     s.ld = cols <= 1 ? one_row(rows) : s1, s.transposed = true;
@@ -105,7 +114,7 @@ void check(const tessel::Status& s) {
 // The call out = alpha * a @ b + beta * out as tessel's row-major GemmArgs.
 // A column-major out is the transpose of a row-major one: out^T = b^T a^T.
 tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, float alpha, float beta,
-                           const std::string& precision) {
+                           const std::string& precision, const std::array<std::optional<bool>, 3>& prefer = {}) {
   const int64_t m = a.rows, k = a.cols, n = b.cols;
   if (b.rows != k) {
     throw nb::value_error(("a is " + std::to_string(m) + " x " + std::to_string(k) + " but b is " +
@@ -117,7 +126,7 @@ tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, 
                            " but a @ b is " + std::to_string(m) + " x " + std::to_string(n))
                               .c_str());
   }
-  Stored sa = stored(a, "a"), sb = stored(b, "b"), sc = stored(out, "out");
+  Stored sa = stored(a, "a", prefer[0]), sb = stored(b, "b", prefer[1]), sc = stored(out, "out", prefer[2]);
   if (sa.dtype != sb.dtype) throw nb::type_error("a and b must have the same dtype");
   const std::optional<tessel::Precision> p = tessel::parse_precision(precision);
   if (!p) throw nb::value_error(("precision '" + precision + "' is not one of " + tessel::supported_precision_names()).c_str());
@@ -306,6 +315,64 @@ NB_MODULE(_tessel, m) {
       "int64 row offsets of a grouped GEMM (tessel::GemmArgs::group_offsets; 0: none); group_counts: a pointer to "
       "batch int64 row counts of a masked grouped GEMM, a and out holding batch groups of rows "
       "(tessel::GemmArgs::group_counts; 0: none), expected_group_rows its hint for the tile");
+
+  m.def(
+      "gemm_problems",
+      [](const std::vector<Described>& a, const std::vector<Described>& b, const std::vector<Described>& out,
+         uintptr_t problems, int device, float alpha, float beta, const std::string& precision,
+         const std::string& kernel, uintptr_t stream, std::optional<nb::callable> allocate) {
+        if (b.size() != a.size() || out.size() != a.size()) throw nb::value_error("a, b and out differ in length");
+        if (a.empty()) return;
+        // Each list's layout: its first matrix that fits one only (vectors and empty matrices fit both).
+        std::array<std::optional<bool>, 3> layout;
+        for (int list = 0; list < 3; ++list) {
+          for (const Described& d : list == 0 ? a : list == 1 ? b : out) {
+            const Matrix x{nullptr, std::get<1>(d), std::get<2>(d), std::get<3>(d), std::get<4>(d)};
+            if (fits_row_major(x) != fits_col_major(x)) {
+              layout[list] = fits_col_major(x);
+              break;
+            }
+          }
+        }
+        tessel::GemmArgs g;  // the call: the problems' ops and precision, their sizes' bounds
+        std::vector<tessel::GemmProblem> host(a.size());
+        for (size_t i = 0; i < a.size(); ++i) {
+          tessel::GemmArgs one;
+          try {
+            one = make_args(matrix(a[i], "a"), matrix(b[i], "b"), matrix(out[i], "out"), alpha, beta, precision,
+                            layout);
+          } catch (const nb::builtin_exception& e) {
+            throw nb::builtin_exception(e.type(), ("problem " + std::to_string(i) + ": " + e.what()).c_str());
+          }
+          if (i == 0) g = one, g.m = g.n = g.k = 0;
+          if (one.opA != g.opA || one.opB != g.opB) {
+            throw nb::value_error(("problem " + std::to_string(i) + ": its operands' layouts (row- or column-major) "
+                                   "differ from problem 0's; one call takes one op pair")
+                                      .c_str());
+          }
+          g.m = std::max(g.m, one.m), g.n = std::max(g.n, one.n), g.k = std::max(g.k, one.k);
+          host[i] = {one.m, one.n, one.k, one.A, one.lda, one.B, one.ldb, one.C, one.ldc};
+        }
+        g.A = g.B = nullptr, g.C = nullptr, g.lda = g.ldb = g.ldc = 1;
+        g.batch = int64_t(host.size()), g.problems = reinterpret_cast<const tessel::GemmProblem*>(problems);
+        OnDevice on(device);
+        // From pageable memory: returns once the values are staged, so `host` may go.
+        const size_t bytes = host.size() * sizeof(tessel::GemmProblem);
+        if (const cudaError_t err = cudaMemcpyAsync(reinterpret_cast<void*>(problems), host.data(), bytes,
+                                                    cudaMemcpyHostToDevice, reinterpret_cast<cudaStream_t>(stream));
+            err != cudaSuccess) {
+          cudaGetLastError();  // returned, not left pending
+          throw std::runtime_error(std::string("tessel: copying the problems to the GPU failed: ") +
+                                   cudaGetErrorString(err));
+        }
+        run(g, kernel, stream, std::nullopt, allocate, device);
+      },
+      nb::arg("a"), nb::arg("b"), nb::arg("out"), nb::arg("problems"), nb::arg("device"), nb::arg("alpha"),
+      nb::arg("beta"), nb::arg("precision"), nb::arg("kernel"), nb::arg("stream"),
+      nb::arg("allocate").none() = nb::none(),
+      "out[i] = alpha * a[i] @ b[i] + beta * out[i] for every i in one call (tessel::GemmArgs::problems): the "
+      "operands described as gemm_described's, `problems` a device buffer of len(a) GemmProblem values (72 bytes "
+      "each) that the call fills on `stream` from the host; every problem's layouts must give the same op pair");
 
   m.def(
       "select_kernel",

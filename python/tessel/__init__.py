@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from . import _tessel
 
-__all__ = ["matmul", "grouped_matmul", "masked_matmul", "linear", "list_kernels", "select_kernel", "precisions", "release_workspaces"]
+__all__ = ["matmul", "matmul_list", "grouped_matmul", "masked_matmul", "linear", "list_kernels", "select_kernel",
+           "precisions", "release_workspaces"]
 
 _DTYPE_NAMES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16", "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 _FP8 = ("e4m3", "e5m2")
@@ -196,6 +197,52 @@ def _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale
                            p, kernel or "auto", _stream(a0, stream), allocate,
                            scale_a=_scale_pointer(scale_a, a0, "scale_a"), scale_b=_scale_pointer(scale_b, a0, "scale_b"),
                            batch=(batch, stride(a), stride(b), out.stride(0)))
+    return out
+
+
+def matmul_list(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: str | None = None,
+                kernel: str | None = None, stream=None, out_dtype=None):
+    """``out[i] = alpha * a[i] @ b[i] + beta * out[i]`` for every i, in one call: problems with sizes
+    of their own (cuBLAS's grouped GEMM; tessel's ``GemmArgs::problems``).
+
+    ``a``, ``b`` (and ``out``) are sequences of 2-D torch tensors on one GPU, each problem with its
+    own m, n, k, one dtype for the a's and b's, one for the outs (allocated, dtype as ``matmul``'s,
+    when ``out`` is not given; ``beta`` needs it). Layouts come from the strides as in ``matmul``;
+    every problem must give the same op pair (all a's row-major or all column-major, the same for
+    the b's, where the outs are row-major). The sizes travel from the host with each call (so it is
+    not for CUDA graph capture: ``grouped_matmul`` and ``masked_matmul`` take sizes on the device).
+    Hopper (the cluster kernels). Returns the outs.
+    """
+    import torch
+
+    a, b = list(a), list(b)
+    if len(b) != len(a):
+        raise ValueError(f"a has {len(a)} matrices but b has {len(b)}")
+    if out is None:
+        if beta != 0.0:
+            raise ValueError("beta != 0 reads out: pass out=")
+        out = [_empty(x, (x.shape[0], y.shape[1]), _out_dtype(x, out_dtype)) for x, y in zip(a, b)]
+    out = list(out)
+    if len(out) != len(a):
+        raise ValueError(f"a has {len(a)} matrices but out has {len(out)}")
+    if not a:
+        return out
+    device = a[0].device
+    for name, ts in (("a", a), ("b", b), ("out", out)):
+        for i, t in enumerate(ts):
+            if not isinstance(t, torch.Tensor) or t.device != device or device.type != "cuda":
+                raise ValueError(f"{name}[{i}] is not a torch tensor on {device}: the arrays must be on one CUDA GPU")
+            if t.ndim != 2:
+                raise ValueError(f"{name}[{i}] must be 2-D, not {t.ndim}-D")
+    p = _precision(a[0], out[0], precision)
+    problems = torch.empty(9 * len(a), dtype=torch.int64, device=device)  # GemmProblem: nine 8-byte fields
+    raw = _stream(a[0], stream)
+    if stream is not None:  # read there: not reused before that stream is past the call
+        problems.record_stream(torch.cuda.ExternalStream(raw, device=device))
+    allocate = lambda nbytes: _empty(a[0], (nbytes,), torch.uint8)  # noqa: E731
+    _tessel.gemm_problems([_describe(t) for t in a], [_describe(t) for t in b], [_describe(t) for t in out],
+                          problems.data_ptr(), device.index, float(alpha), float(beta), p, kernel or "auto", raw,
+                          allocate)
     return out
 
 

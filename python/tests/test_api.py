@@ -115,3 +115,22 @@ def test_grouped_needs_a_row_major_out():
     with pytest.raises(ValueError, match="needs a row-major out"):
         _tessel.gemm_described(described(4, 5, 5, 1), described(5, 6, 6, 1), described(4, 6, 1, 4), 0, 1.0, 0.0,
                                "f32", "auto", 0, None, batch=(2, 0, 30, 0), group_offsets=0x1000)
+
+
+def test_problems_are_checked_one_by_one():
+    # Operands as gemm_problems reads them: (pointer, rows, cols, row stride, column stride, dtype); never read here.
+    def d(rows, cols, s0, s1, dtype="bf16"):
+        return (256, rows, cols, s0, s1, dtype)
+
+    a, b, out = d(4, 5, 5, 1), d(5, 6, 6, 1), d(4, 6, 6, 1)
+    call = lambda xs, ys, zs, p="bf16": _tessel.gemm_problems(xs, ys, zs, 512, 0, 1.0, 0.0, p, "auto", 0)  # noqa: E731
+    with pytest.raises(ValueError, match="differ in length"):
+        call([a], [], [out])
+    with pytest.raises(ValueError, match="problem 1: a is 4 x 5 but b is 6 x 6"):
+        call([a, a], [b, d(6, 6, 6, 1)], [out, out])
+    with pytest.raises(ValueError, match="problem 1: its operands' layouts"):
+        call([a, d(4, 5, 1, 4)], [b, b], [out, out])  # a column-major a: op T where problem 0 has N
+    with pytest.raises(TypeError, match="problem 0: precision f16 takes"):
+        call([a], [b], [out], "f16")
+    with pytest.raises(ValueError, match="problem 0: b: strides"):
+        call([a], [d(5, 6, 12, 2)], [out])

@@ -292,3 +292,31 @@ def test_masked_matmul_computes_each_groups_count_and_replays_with_new_counts():
     check(out, counts, before)
     with pytest.raises(ValueError, match="counts must be an int64 tensor of 5 values"):
         tessel.masked_matmul(x, w, counts[:4])
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
+def test_matmul_list_matches_each_problem(dtype, ta, tb):
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("problems run on Hopper")
+    sizes = [(67, 45, 33), (128, 256, 512), (1, 300, 64), (300, 1, 700), (0, 5, 7), (200, 96, 0), (1000, 999, 130)]
+    a = [operand(m, k, dtype, ta, 20 + i) for i, (m, n, k) in enumerate(sizes)]
+    b = [operand(k, n, dtype, tb, 40 + i) for i, (m, n, k) in enumerate(sizes)]
+    got = tessel.matmul_list(a, b)
+    for x, y, z in zip(a, b, got):
+        assert z.dtype == dtype and z.shape == (x.shape[0], y.shape[1])
+        if z.numel():
+            assert rel_err(z, x.double() @ y.double()) < TOL[dtype]
+    # alpha, beta and FP32 outs given; the poisoned values past each out's columns stay.
+    rows = [torch.full((x.shape[0], y.shape[1] + 3), 5.0, device="cuda") for x, y in zip(a, b)]
+    outs = [r[:, : y.shape[1]] for r, y in zip(rows, b)]
+    before = [o.clone() for o in outs]
+    tessel.matmul_list(a, b, out=outs, alpha=0.5, beta=-2.0)
+    for x, y, o, c, r in zip(a, b, outs, before, rows):
+        if o.numel():
+            assert rel_err(o, 0.5 * (x.double() @ y.double()) - 2.0 * c.double()) < TOL[dtype]
+        assert torch.equal(r[:, y.shape[1]:], torch.full_like(r[:, y.shape[1]:], 5.0))
+    with pytest.raises(ValueError, match="problem 1: its operands' layouts"):
+        tessel.matmul_list([a[0], a[1].T.contiguous().T if not ta else a[1].contiguous()], b[:2])
+    with pytest.raises(ValueError, match="a has 2 matrices but b has 1"):
+        tessel.matmul_list(a[:2], b[:1])

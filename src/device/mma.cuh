@@ -308,6 +308,7 @@ __device__ __forceinline__ void mma_warp_step(float (&acc)[FM][2 * FN][4], const
 template <class T, class Out = T>
 struct TcParams {
   using C16 = Out;
+  static constexpr bool kProblems = false;  // ProblemParams
   const T* A;
   const T* B;
   void* C;          // Out, or float when c_f32
@@ -328,6 +329,16 @@ struct TcParams {
   bool c_transposed = false;  // results (i, j) at C[j ldc + i]: a kernel computing Cᵀ = Bᵀ·Aᵀ (sm90)
   Epilogue epi = {};     // applied to the accumulators by the fused kernels (device/fused_epilogue.cuh);
   float epi_alpha = 1.0f;  // then alpha is 1 and epi_alpha the call's, which the epilogue applies
+};
+
+// A grouped GEMM of problems with sizes of their own (GemmArgs::problems; A,
+// B, C null, m, n, k their bounds; on the Hopper kernels their maps in
+// matrix_maps as a pointer-array batch's): a type of its own, so that only
+// the kernels compiled for it carry the problems' paths.
+template <class T, class Out = T>
+struct ProblemParams : TcParams<T, Out> {
+  static constexpr bool kProblems = true;
+  const GemmProblem* problems = nullptr;
 };
 
 // The launchers' view of a validated call: typed A and B, and whether C

@@ -135,6 +135,23 @@ __device__ __forceinline__ void replace_tensor_map_address(CUtensorMap* map, con
                "l"(reinterpret_cast<uint64_t>(base))
                : "memory");
 }
+// Dimension Dim's extent (elements) and, for Dim >= 1, its stride (bytes) of
+// a tensor map in global memory (published by release_tensor_maps).
+template <int Dim>
+__device__ __forceinline__ void replace_tensor_map_extent(CUtensorMap* map, uint32_t extent) {
+  asm volatile("tensormap.replace.tile.global_dim.global.b1024.b32 [%0], %1, %2;" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "n"(Dim), "r"(extent)
+               : "memory");
+}
+template <int Dim>
+__device__ __forceinline__ void replace_tensor_map_stride(CUtensorMap* map, uint64_t bytes) {
+  static_assert(Dim >= 1, "dimension 0 is contiguous");
+  asm volatile("tensormap.replace.tile.global_stride.global.b1024.b64 [%0], %1, %2;" ::"l"(
+                   reinterpret_cast<uint64_t>(map)),
+               "n"(Dim - 1), "l"(bytes)
+               : "memory");
+}
 // Programmatic dependent launch: a kernel lets the next one on its stream
 // start (launch_dependents); that one waits, before it reads what the first
 // wrote, until the first has finished (device::wait_for_prior_grid).

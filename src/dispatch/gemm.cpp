@@ -112,6 +112,25 @@ Status validate_pointer_array(const GemmArgs& a) {
   return {};
 }
 
+// A grouped GEMM of problems: its array, nothing that would address or group the matrices otherwise.
+Status validate_problems(const GemmArgs& a) {
+  if (reinterpret_cast<std::uintptr_t>(a.problems) % alignof(GemmProblem) != 0) {
+    return invalid("problems is not aligned to its " + to_string(alignof(GemmProblem)) + "-byte GemmProblem values");
+  }
+  if (a.A != nullptr || a.B != nullptr || a.C != nullptr) {
+    return invalid("A, B or C is set with problems: each problem addresses its own matrices (A, B, C null)");
+  }
+  if (a.stride_a != 0 || a.stride_b != 0 || a.stride_c != 0) {
+    return invalid("stride_a, stride_b or stride_c is set with problems: each problem places its own matrices");
+  }
+  if (impl::grouped(a) || impl::pointer_array(a)) {
+    return invalid("problems with group_offsets, group_counts or pointer arrays: a call takes one grouped form");
+  }
+  if (a.epilogue.any()) return invalid("an epilogue with problems: not supported (call per problem)");
+  if (a.block_scales.any()) return invalid("block_scales with problems: block scales take one GEMM");
+  return {};
+}
+
 // A strided batch: its count and strides, C's matrices apart, every matrix within 64-bit indexing.
 Status validate_batch(const GemmArgs& a) {
   if (a.batch < 0) return invalid("batch = " + to_string(a.batch) + " must be >= 0");
@@ -123,6 +142,7 @@ Status validate_batch(const GemmArgs& a) {
                      ": the batch's extent overflows 64-bit indexing");
     }
   }
+  if (impl::problems(a)) return validate_problems(a);
   if (impl::pointer_array(a)) return validate_pointer_array(a);
   if (impl::grouped(a)) {
     if (a.group_offsets != nullptr && a.group_counts != nullptr) {
@@ -183,17 +203,20 @@ Status validate(const GemmArgs& a) {
   if (a.k < 0) return invalid("k = " + to_string(a.k) + " must be >= 0");
 
   const bool a_n = a.opA == Op::N, b_n = a.opB == Op::N;
-  Status s = check_ld(a_n ? "A is stored m x k (opA = N)" : "A is stored k x m (opA = T)", "lda", a.lda,
+  Status s;  // problems: each has its own leading dimensions (on the device), the call's are not read
+  if (!impl::problems(a)) {
+    s = check_ld(a_n ? "A is stored m x k (opA = N)" : "A is stored k x m (opA = T)", "lda", a.lda,
                       a_n ? a.m : a.k, a_n ? a.k : a.m, a_n ? "k" : "m");
-  if (s.ok()) {
-    s = check_ld(b_n ? "B is stored k x n (opB = N)" : "B is stored n x k (opB = T)", "ldb", a.ldb,
-                 b_n ? a.k : a.n, b_n ? a.n : a.k, b_n ? "n" : "k");
+    if (s.ok()) {
+      s = check_ld(b_n ? "B is stored k x n (opB = N)" : "B is stored n x k (opB = T)", "ldb", a.ldb,
+                   b_n ? a.k : a.n, b_n ? a.n : a.k, b_n ? "n" : "k");
+    }
+    if (s.ok()) s = check_ld("C is stored m x n", "ldc", a.ldc, a.m, a.n, "n");
   }
-  if (s.ok()) s = check_ld("C is stored m x n", "ldc", a.ldc, a.m, a.n, "n");
   if (s.ok()) s = validate_batch(a);
   if (!s.ok()) return s;
 
-  const bool arrays = impl::pointer_array(a);  // the matrices' pointers live on the device
+  const bool arrays = impl::device_matrices(a);  // the matrices' pointers live on the device
   const bool writes_c = a.m > 0 && a.n > 0 && a.batch > 0;
   const bool reads_ab = writes_c && multiplies(a) && !arrays;
   if (writes_c && a.C == nullptr && !arrays) return invalid("C is null but m * n > 0");
@@ -300,6 +323,7 @@ Status check_pointer(const void* p, const char* name, int device) {
 
 // A pointer-array batch: its arrays (the matrices they point to are the caller's word).
 Status check_pointers(const GemmArgs& a, int device) {
+  if (impl::problems(a)) return check_pointer(a.problems, "problems", device);
   const bool arrays = impl::pointer_array(a);
   if (multiplies(a)) {
     if (Status s = arrays ? check_pointer(a.a_array, "a_array", device) : check_pointer(a.A, "A", device); !s.ok()) {
@@ -398,25 +422,27 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
-  if (impl::grouped(a) && !info.grouped) return kGrouped;
+  if ((impl::grouped(a) || impl::problems(a)) && !info.grouped) return kGrouped;
   if (impl::pointer_array(a) && !info.pointer_array) return kPointerArray;
   // Layout and alignment matter only when the kernel itself runs.
   if (!multiplies(a)) return kNone;
   // K-major copies of every matrix need their pointers on the host.
-  if (impl::pointer_array(a) && e.copies == Copies::kKMajor && (a.opA != Op::N || a.opB != Op::T)) {
+  if (impl::device_matrices(a) && e.copies == Copies::kKMajor && (a.opA != Op::N || a.opB != Op::T)) {
     return kPointerArrayOps;
   }
+  // Problems: each one's alignment and leading dimensions are known on the device only (pointer_maps.cuh).
+  const bool own_layouts = impl::problems(a);
   const std::array<OperandView, 3> ops = operand_views(info, a);
   const bool copied[3] = {realign.a, realign.b, false};
   for (int i = 0; i < 3; ++i) {
-    if (ops[i].misaligned() && !copied[i]) return kAlignment + i;
+    if (ops[i].misaligned() && !copied[i] && !own_layouts) return kAlignment + i;
   }
   if (uses_tma(info)) {
     for (const OperandView& o : ops) {
-      if (std::max(o.ld, o.stride) > kTmaMaxStrideBytes / int64_t(o.bytes)) return kTmaStride;
+      if (std::max(o.ld, o.stride) > kTmaMaxStrideBytes / int64_t(o.bytes) && !own_layouts) return kTmaStride;
     }
     const bool beyond = a.m >= kTmaMaxExtent || a.n >= kTmaMaxExtent || a.k >= kTmaMaxExtent;
-    if (beyond && e.fallback == nullptr) return kTmaExtent;  // with a fallback, the plan takes that
+    if (beyond && (e.fallback == nullptr || own_layouts)) return kTmaExtent;  // else the plan takes the fallback
   }
   if (e.resident != nullptr) {  // a kernel whose cluster fits nowhere (a partitioned GPU) cannot run
     int resident = 0;
@@ -466,7 +492,8 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   }
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
-                                           "' takes no grouped GEMM (group_offsets, group_counts); the Hopper cluster kernels do"};
+                                           "' takes no grouped GEMM (group_offsets, group_counts, problems); the "
+                                           "Hopper cluster kernels do"};
   }
   if (why == kPointerArray) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
@@ -474,8 +501,9 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
                                            "cluster kernels and step 08's kernels for any alignment do"};
   }
   if (why == kPointerArrayOps) {
-    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name + "' takes a pointer-array batch with opA = N, " +
-                                           "opB = T only (its other op pairs copy the operands K-major first)"};
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes a pointer-array batch or problems with opA = N, opB = T only "
+                                           "(its other op pairs copy the operands K-major first)"};
   }
   if (why == kNoRoom) {
     return {StatusCode::kNotSupported,
@@ -562,7 +590,7 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
   if (no_room) *no_room = false;
   if (Status s = check_pointers(call, d.id); !s.ok()) return s;
   // A strided batch that e does not run in one launch, or that only scales C: a matrix at a time.
-  const bool arrays = impl::pointer_array(call);  // misfit keeps them to the kernels that walk them
+  const bool arrays = impl::device_matrices(call);  // misfit keeps them to the kernels that walk them
   if (call.batch > 1 && !impl::grouped(call) && !arrays && !(runs_batch(e, call) && multiplies(call))) {
     return launch_each(e, call, d, stream, no_room, allocate, realign);
   }
@@ -599,9 +627,10 @@ Status launch(const KernelEntry& e, const GemmArgs& call, const Device& d, cudaS
       if (lean.workspace_bytes() < plan.workspace_bytes()) err = run(lean);
       if (err == cudaErrorMemoryAllocation && no_room) *no_room = true;
     }
-  } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix: its groups' rows)
+  } else if (!epilogue) {  // C = beta * C (a grouped GEMM's C is one matrix: its groups' rows; or each problem's)
     const impl::GroupedRows rows{a.group_offsets, a.group_counts, a.batch, impl::group_capacity(a)};
-    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows, a.c_array, a.batch);
+    err = impl::launch_scale(a.beta, a.C, a.m, a.n, a.ldc, stream, a.precision.c, rows, {a.c_array, a.problems},
+                             a.batch);
   }
   if (err == cudaSuccess && epilogue) {  // C = act(scales * product + beta * C + bias), one rounding
     err = impl::launch_epilogue(product, a.ldc, call.beta, call.C, call.m, call.n, call.ldc, call.precision.c,

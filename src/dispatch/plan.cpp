@@ -209,7 +209,7 @@ bool swapped_tiles_pay(const GemmArgs& a) {
   const size_t bytes = size_of(a.precision.ab);
   const bool tf32 = a.precision.compute == Compute::kTF32;
   if ((bytes != 2 && !tf32) || a.m > impl::kSmallMMaxM || a.k < impl::kSwapMinK || a.opA != Op::N) return false;
-  if (a.batch > 1 || impl::grouped(a) || impl::pointer_array(a) || a.epilogue.any()) return false;
+  if (a.batch > 1 || impl::grouped(a) || impl::device_matrices(a) || a.epilogue.any()) return false;
   if (!impl::in_16_byte_units(a.A, a.lda, bytes) || !impl::in_16_byte_units(a.B, a.ldb, bytes)) return false;
   if (tf32) return a.opB == Op::T || a.m > impl::kSwapTf32StreamMaxM || a.n < impl::kSwapManyRowsMaxN;
   if (a.m > impl::kSwapFewRowsMaxM && a.n >= impl::kSwapManyRowsMaxN) return false;
@@ -233,14 +233,15 @@ bool small_mma_pays(const GemmArgs& a) {
 // tf32 on the wgmma kernels with A read from registers where it is MN-major (swaps_operands).
 bool tf32_registers(const KernelEntry& e, const GemmArgs& a) {
   return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && !impl::grouped(a) &&
-         !impl::pointer_array(a);
+         !impl::device_matrices(a);
 }
 
 // The tf32 wgmma kernels where they still copy B with op N transposed first (not swapped): O(nk) against
 // O(mnk), at few rows mostly the copy (a single matrix: batches and groups keep the kernels that walk them).
 bool tf32_copies_b_for_few_rows(const KernelEntry& e, const GemmArgs& a) {
   return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && a.opB == Op::N &&
-         !swaps_operands(e, a) && a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a);
+         !swaps_operands(e, a) && a.m <= impl::kTf32CopyBMinM && a.batch <= 1 && !impl::grouped(a) &&
+         !impl::problems(a);
 }
 
 }  // namespace
@@ -261,11 +262,12 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
 
 bool runs_batch(const KernelEntry& e, const GemmArgs& a) {
   if (impl::pointer_array(a)) return e.info.pointer_array;  // one launch, whatever the count
+  if (impl::problems(a)) return e.info.grouped;
   return a.batch > 1 && e.info.batched && !a.epilogue.any() && a.batch < kMaxTmaExtent;  // a TMA coordinate
 }
 
 Realign realign_for(const GemmArgs& a) {
-  if (a.k == 0 || a.alpha == 0.0f || impl::pointer_array(a)) return {};  // no copy can follow device-side pointers
+  if (a.k == 0 || a.alpha == 0.0f || impl::device_matrices(a)) return {};  // no copy can follow device-side pointers
   const size_t bytes = size_of(a.precision.ab);
   // Every matrix of a batch: the strides too.
   const auto units = [&](const void* p, int64_t ld, int64_t stride) {
@@ -324,9 +326,10 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
     p.launch = e->launch;
   }
 
-  // Whole tiles: the groups fill the GPU; a pointer-array batch's matrices are known on the device only.
-  if (impl::grouped(a) || impl::pointer_array(a)) p = lean_plan(p, *e, a, realign);
-  if (impl::pointer_array(a) && e->info.max_compute_capability == 90) p.pointer_maps = 3 * a.batch;
+  // Whole tiles: the groups fill the GPU; a pointer-array batch's matrices, or problems, are known on the
+  // device only.
+  if (impl::grouped(a) || impl::device_matrices(a)) p = lean_plan(p, *e, a, realign);
+  if (impl::device_matrices(a) && e->info.max_compute_capability == 90) p.pointer_maps = 3 * a.batch;
   // Operands copied transposed first (a batch in one launch: all its matrices at once).
   switch (e->copies) {
     case Copies::kNone:
@@ -364,7 +367,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
       p.round_tf32 = a.precision.compute == Compute::kTF32;
       break;
   }
-  if (impl::pointer_array(a)) p.copy_a = p.copy_b = false;  // (misfit keeps K-major copies away)
+  if (impl::device_matrices(a)) p.copy_a = p.copy_b = false;  // (misfit keeps K-major copies away)
   // Operands not in 16-byte units, for a kernel that needs them so and copies them no other way.
   p.realign_a = realign.a && e->info.alignment > 1 && !p.copy_a;
   p.realign_b = realign.b && e->info.alignment > 1 && !p.copy_b;

@@ -282,7 +282,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         lt.C = dC.get();
         fused = std::make_unique<CublasLt>(lt);
       } else if (grouped) {
-        grouped_ref = std::make_unique<CublasGrouped>(ref, group_rows);
+        grouped_ref = std::make_unique<CublasGrouped>(group_calls(ref, group_rows));
         reference();
         grouped_ref.reset();
       } else {
@@ -291,7 +291,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       check_cuda(cudaDeviceSynchronize(), "reference");
       ref.C = dC.get();
       use_pointers(ref, dPointers);
-      if (grouped) grouped_ref = std::make_unique<CublasGrouped>(ref, group_rows);
+      if (grouped) grouped_ref = std::make_unique<CublasGrouped>(group_calls(ref, group_rows));
       // A grouped call as a loop of tessel calls, a group each (what a caller without grouped GEMMs runs).
       auto tessel_loop = [&] {
         for (size_t g = 0; g < group_rows.size(); ++g) {
@@ -386,6 +386,100 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
     }
   }
   if (progress) progress(rows.size(), total, "done");
+  return rows;
+}
+
+std::vector<BenchRow> run_problems_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
+  const GpuInfo gpu = query_gpu();
+  DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
+  const DType ab = o.precision.ab, ct = o.precision.c;
+  std::vector<BenchRow> rows;
+  for (const OpPair& ops : o.ops) {
+    // Each shape one problem with its own A, B, C (leading dimensions in 16-byte units), C's start in C0.
+    Shape bounds{0, 0, 0};
+    double flops = 0;
+    std::vector<DeviceBuffer<uint8_t>> buffers;  // per problem: A, B, C0, C, reference
+    std::vector<GemmProblem> problems;
+    std::vector<GemmArgs> calls, ref_calls;  // each problem as a call of its own: into C, into the reference
+    for (size_t g = 0; g < o.shapes.size(); ++g) {
+      const Shape& shape = o.shapes[g];
+      bounds = {std::max(bounds.m, shape.m), std::max(bounds.n, shape.n), std::max(bounds.k, shape.k)};
+      flops += 2.0 * double(shape.m) * double(shape.n) * double(shape.k);
+      const SgemmArgs layout = make_layout(ops, shape, o.alpha, o.beta, 16);
+      GemmArgs one = to_gemm(layout);
+      one.precision = o.precision;
+      const size_t count_a = size_t(stored_rows_a(layout) * one.lda), count_b = size_t(stored_rows_b(layout) * one.ldb),
+                   count_c = size_t(shape.m * one.ldc);
+      buffers.emplace_back(count_a * size_of(ab)), buffers.emplace_back(count_b * size_of(ab));
+      for (int c = 0; c < 3; ++c) buffers.emplace_back(count_c * size_of(ct));
+      DeviceBuffer<uint8_t>* b = &buffers[buffers.size() - 5];
+      fill_device(b[0].get(), ab, count_a, o.seed + 3 * g);
+      fill_device(b[1].get(), ab, count_b, o.seed + 3 * g + 1);
+      fill_device(b[2].get(), ct, count_c, o.seed + 3 * g + 2);
+      b[3].copy_from(b[2]), b[4].copy_from(b[2]);
+      one.A = b[0].get(), one.B = b[1].get(), one.C = b[3].get();
+      problems.push_back({shape.m, shape.n, shape.k, one.A, one.lda, one.B, one.ldb, one.C, one.ldc});
+      calls.push_back(one);
+      one.C = b[4].get();
+      ref_calls.push_back(one);
+    }
+    const DeviceBuffer<GemmProblem> dProblems(problems);
+    GemmArgs run;
+    run.opA = ops.first, run.opB = ops.second, run.m = bounds.m, run.n = bounds.n, run.k = bounds.k;
+    run.alpha = o.alpha, run.beta = o.beta, run.precision = o.precision, run.batch = int64_t(problems.size());
+    run.problems = dProblems.get();
+    CublasGrouped(ref_calls).run();
+    check_cuda(cudaDeviceSynchronize(), "reference");
+    CublasGrouped reference(calls);  // timed: writes the problems' C
+    const auto restore = [&] {
+      for (size_t g = 0; g < problems.size(); ++g) buffers[5 * g + 3].copy_from(buffers[5 * g + 2]);
+    };
+    for (const std::string& kernel : o.kernels) {
+      BenchRow row{kernel, to_string(o.precision), ops, bounds, "ok", {}, 0, {}, 0, 0, 0, "", "", o.suite, "none"};
+      row.batch = int64_t(problems.size());
+      restore();
+      if (kernel == kAuto && !select_kernel(run, &row.ran).ok()) row.ran.clear();
+      Status st = run_gemm(kernel, run);
+      const cudaError_t err = st.ok() ? cudaDeviceSynchronize() : cudaSuccess;
+      if (st.ok() && err == cudaSuccess) {
+        for (size_t g = 0; g < problems.size(); ++g) {
+          const GemmProblem& q = problems[g];
+          const Comparison cmp = compare_device(q.C, ref_calls[g].C, q.m, q.n, q.ldc, ct);
+          row.rel_err = std::max(row.rel_err, cmp.nonfinite > 0 ? INFINITY : cmp.rel_err);
+        }
+      }
+      const double tol = tolerance(o.precision, bounds.k);
+      if (!st.ok() || err != cudaSuccess || !(row.rel_err <= tol)) {
+        row.status = !st.ok() || err != cudaSuccess ? "ERROR" : "FAILED";
+        row.note = !st.ok()           ? st.message()
+                   : err != cudaSuccess ? std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err)
+                                        : "relative error vs cuBLAS above tolerance " + std::to_string(tol);
+        rows.push_back(row);
+        if (on_row) on_row(rows.back());
+        continue;
+      }
+      // This call, cuBLAS's grouped GEMM and a loop of tessel calls, a problem each, in alternation.
+      const std::vector<Summary> timed = time_launches(
+          {[&] {
+             if (Status s = run_gemm(kernel, run); !s.ok()) throw std::runtime_error(s.message());
+           },
+           [&] { reference.run(); },
+           [&] {
+             for (const GemmArgs& one : calls) {
+               if (Status s = gemm(one); !s.ok()) throw std::runtime_error(s.message());
+             }
+           }},
+          flush, o);
+      row.ms = timed[0], row.ref_ms = timed[1];
+      row.tflops = flops / (row.ms.median * 1e-3) / 1e12;
+      row.ref_tflops = flops / (row.ref_ms.median * 1e-3) / 1e12;
+      row.ratio = row.tflops / row.ref_tflops;
+      row.note = fmt::format("{} problems, bounds {}; a loop of tessel calls: {:.4f} ms, this call {:.2f}x it",
+                             problems.size(), to_string(bounds), timed[2].median, timed[2].median / timed[0].median);
+      rows.push_back(row);
+      if (on_row) on_row(rows.back());
+    }
+  }
   return rows;
 }
 

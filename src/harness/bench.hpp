@@ -44,6 +44,7 @@ struct BenchOptions {
   int64_t groups = 0;
   bool skew = false;           // groups of Zipf-like sizes (group g ~ 1 / (g + 1)); else equal
   bool masked = false;         // as GemmArgs::group_counts: groups of the largest group's rows, each its count
+  bool problems = false;       // the shapes as the problems of one grouped call per op pair (run_problems_bench)
   // The L2 flush before each timed run: a memset of twice the L2 (its dirty lines are written back
   // while the next kernel reads), or with read_flush a read of it (clean lines: a cold L2 alone).
   bool read_flush = false;
@@ -87,6 +88,13 @@ std::vector<SuiteCase> bench_calls(const BenchOptions& o);
 // on_row: called with each row as soon as it is measured.
 std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& options, const Progress& progress = {},
                                 const std::function<void(const BenchRow&)>& on_row = {});
+
+// A grouped GEMM of problems (GemmArgs::problems) per op pair: every shape of o.shapes one problem
+// with its own A, B and C, the bounds the largest sizes; checked against cuBLAS's grouped GEMM, then
+// timed in alternation with it and with a loop of tessel calls, a problem each (in the note).
+// TFLOP/s count every problem's work; a row's shape is the bounds, its batch the problem count.
+std::vector<BenchRow> run_problems_bench(const BenchOptions& options,
+                                         const std::function<void(const BenchRow&)>& on_row = {});
 
 // A suite's verdict per kernel and precision: the geometric mean of the
 // rows' ratios to cuBLAS and the worst row (rows that did not run or failed

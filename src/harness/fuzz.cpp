@@ -218,6 +218,7 @@ class Worker {
     if (grouped.empty()) return plain_case();
     std::shared_lock<std::shared_mutex> lock(s_.gate);
     const KernelInfo& taker = *grouped[gen_() % grouped.size()];
+    if (gen_() % 3 == 0) return problems_case(taker);
     GroupedCase c;
     c.precision = taker.precisions[gen_() % taker.precisions.size()];
     c.kernel = gen_() % 2 ? kAuto : taker.name;
@@ -243,6 +244,33 @@ class Worker {
                           c.kernel, to_string(c.precision), c.n, c.k, c.opB == Op::N ? "N" : "T", c.rows.size(), rows,
                           c.capacity > 0 ? " --masked --capacity " + std::to_string(c.capacity) : "", c.tail,
                           c.share_b ? " --share-b" : "", c.alpha, c.beta, c.seed, r.reason),
+              &FuzzReport::grouped_cases);
+  }
+
+  // Problems with sizes of their own (GemmArgs::problems): 1-6 random sizes
+  // (0 among them), any op pair for 16-bit inputs (N, T for tf32 and FP8), in
+  // one case in two with with_edges' empty problems, odd rows and bounds.
+  void problems_case(const KernelInfo& taker) {
+    ProblemsCase c;
+    c.precision = taker.precisions[gen_() % taker.precisions.size()];
+    c.kernel = gen_() % 2 ? kAuto : taker.name;
+    if (size_of(c.precision.ab) == 2) c.opA = gen_() % 2 ? Op::T : Op::N, c.opB = gen_() % 2 ? Op::T : Op::N;
+    const int count = 1 + int(gen_() % 6);
+    for (int g = 0; g < count; ++g) {
+      c.sizes.push_back({int64_t(gen_() % 300), int64_t(gen_() % 400), int64_t(gen_() % 700)});
+    }
+    c.alpha = pick_scalar(gen_, false), c.beta = pick_scalar(gen_, true), c.seed = gen_() % 1000000;
+    const bool edges = gen_() % 2;
+    ProblemsCase run = edges ? with_edges(c) : c;
+    run.alpha = c.alpha, run.beta = c.beta;
+    const VerifyResult r = verify_problems(cublas_, run);
+    std::string sizes;
+    for (const Shape& s : c.sizes) sizes += (sizes.empty() ? "" : ",") + to_string(s);
+    s_.record(r.passed, refusal(r, c.kernel),
+              fmt::format("grouped phase: tessel verify --kernel {} --dtype {} --problems --sizes {} --ops {} "
+                          "--alpha {:.9g} --beta {:.9g} --seed {}  # {}{}",
+                          c.kernel, to_string(c.precision), sizes, to_string(OpPair{c.opA, c.opB}), c.alpha, c.beta,
+                          c.seed, edges ? "the edge case: " : "", r.reason),
               &FuzzReport::grouped_cases);
   }
 

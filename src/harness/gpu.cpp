@@ -266,23 +266,30 @@ GemmArgs group_call(const GemmArgs& a, const GroupRows& rows, size_t g) {
   return one;
 }
 
-CublasGrouped::CublasGrouped(const GemmArgs& a, const std::vector<GroupRows>& groups) {
+std::vector<GemmArgs> group_calls(const GemmArgs& a, const std::vector<GroupRows>& groups) {
+  std::vector<GemmArgs> calls;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].count > 0) calls.push_back(group_call(a, groups[g], g));
+  }
+  return calls;
+}
+
+CublasGrouped::CublasGrouped(const std::vector<GemmArgs>& calls) {
   check_cublas(cublasCreate(&handle_), "cublasCreate");
   std::vector<const void*> as, bs;
   std::vector<void*> cs;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    const GemmArgs one = group_call(a, groups[g], g);
-    if (one.m == 0) continue;
+  for (const GemmArgs& one : calls) {
     // Column-major C^T = op(B)^T op(A)^T, as Cublas::gemm.
-    op_a_.push_back(cublas_op(a.opB)), op_b_.push_back(cublas_op(a.opA));
-    m_.push_back(a.n), n_.push_back(one.m), k_.push_back(a.k);
-    lda_.push_back(a.ldb), ldb_.push_back(a.lda), ldc_.push_back(a.ldc), size_.push_back(1);
-    alpha_.push_back(a.alpha), beta_.push_back(a.beta);
+    op_a_.push_back(cublas_op(one.opB)), op_b_.push_back(cublas_op(one.opA));
+    m_.push_back(one.n), n_.push_back(one.m), k_.push_back(one.k);
+    lda_.push_back(one.ldb), ldb_.push_back(one.lda), ldc_.push_back(one.ldc), size_.push_back(1);
+    alpha_.push_back(one.alpha), beta_.push_back(one.beta);
     as.push_back(one.B), bs.push_back(one.A), cs.push_back(one.C);
   }
   a_ = DeviceBuffer<const void*>(as), b_ = DeviceBuffer<const void*>(bs), c_ = DeviceBuffer<void*>(cs);
-  ab_ = cuda_type(a.precision.ab), c_type_ = cuda_type(a.precision.c);
-  compute_ = compute_type(a.precision);
+  const Precision precision = calls.empty() ? Precision{} : calls.front().precision;
+  ab_ = cuda_type(precision.ab), c_type_ = cuda_type(precision.c);
+  compute_ = compute_type(precision);
 }
 
 CublasGrouped::~CublasGrouped() { cublasDestroy(handle_); }

@@ -128,11 +128,15 @@ std::vector<GroupRows> masked_groups(const std::vector<int64_t>& counts, int64_t
 // Group g as a call of its own: its rows of A and C, its B.
 GemmArgs group_call(const GemmArgs& grouped, const GroupRows& rows, size_t g);
 
-// cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) on a grouped call:
-// a group of one GEMM per non-empty group of rows, its pointer arrays set up once.
+// Each group of a grouped call as a call of its own (group_call), the empty ones left out.
+std::vector<GemmArgs> group_calls(const GemmArgs& grouped, const std::vector<GroupRows>& groups);
+
+// cuBLAS's grouped GEMM (cublasGemmGroupedBatchedEx_64) over plain calls of
+// one precision and alpha, beta (a grouped call's groups, or problems): a
+// group of one GEMM per call, its pointer arrays set up once.
 class CublasGrouped {
  public:
-  CublasGrouped(const GemmArgs& call, const std::vector<GroupRows>& groups);
+  explicit CublasGrouped(const std::vector<GemmArgs>& calls);
   CublasGrouped(const CublasGrouped&) = delete;
   CublasGrouped& operator=(const CublasGrouped&) = delete;
   ~CublasGrouped();

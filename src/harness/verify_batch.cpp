@@ -95,6 +95,39 @@ void check_matrix(const std::vector<float>& D, const std::vector<float>& R, int6
       std::max(r->err_vs_cublas, relative(cmp.diff2, std::max(cmp.ref2, t2 * double(rows * n) / double(samples))));
 }
 
+// A case's device buffers and the bytes they started with (C's also the reference's start).
+struct CaseBuffers {
+  const DeviceBuffer<uint8_t>& a;
+  const std::vector<uint8_t>& bytes_a;
+  const DeviceBuffer<uint8_t>& b;
+  const std::vector<uint8_t>& bytes_b;
+  const DeviceBuffer<uint8_t>& c;
+  const std::vector<uint8_t>& bytes_c;
+  const DeviceBuffer<uint8_t>& ref;
+};
+
+// Runs the call; where it ran, *D and *R are its result and the reference's (C's type ct), and every
+// element of C outside `inside` that changed counts as clobbered. False where it was refused (then it
+// must have written nothing) or failed; r says why.
+bool run_and_read(const std::string& kernel, const GemmArgs& run, const CaseBuffers& b, const std::vector<bool>& inside,
+                  DType ct, VerifyResult* r, std::vector<float>* D, std::vector<float>* R) {
+  const cudaError_t err = run_case(kernel, run, b.a, b.bytes_a, b.b, b.bytes_b, r);
+  const std::vector<uint8_t> bytesD = b.c.download();
+  if (!r->status.ok()) r->clobbered += changed_bytes(bytesD, b.bytes_c);  // a refused call writes nothing
+  if (!r->status.ok() || err != cudaSuccess) {
+    r->reason = !r->status.ok() ? r->status.message()
+                                : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
+                                      cudaGetErrorString(err);
+    return false;
+  }
+  *D = decode(bytesD, ct), *R = decode(b.ref.download(), ct);
+  const size_t size = size_of(ct);
+  for (size_t e = 0; e < D->size(); ++e) {
+    if (!inside[e] && std::memcmp(&bytesD[e * size], &b.bytes_c[e * size], size) != 0) ++r->clobbered;
+  }
+  return true;
+}
+
 // The verdict from r's counts and errors; `outside`: what a clobbered element lay outside of.
 void verdict(const char* outside, VerifyResult* r) {
   std::string why;
@@ -222,20 +255,8 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
     if (group_rows[g].count > 0) cublas.gemm(group_call(ref, group_rows[g], g));
   }
   check_cuda(cudaDeviceSynchronize(), "reference");
-  const cudaError_t err = run_case(c.kernel, run, dA, bytesA, dB, bytesB, &r);
-  const std::vector<uint8_t> bytesD = dC.download();
-  if (!r.status.ok()) r.clobbered += changed_bytes(bytesD, bytesC);  // a refused call writes nothing
-  if (!r.status.ok() || err != cudaSuccess) {
-    r.reason = !r.status.ok() ? r.status.message()
-                              : std::string("kernel failed while running: ") + cudaGetErrorName(err) + ": " +
-                                    cudaGetErrorString(err);
-    return r;
-  }
-  const std::vector<float> D = decode(bytesD, ct), R = decode(dRef.download(), ct);
-  const size_t c_bytes = size_of(ct);
-  for (size_t e = 0; e < D.size(); ++e) {
-    if (!hC.inside[e] && std::memcmp(&bytesD[e * c_bytes], &bytesC[e * c_bytes], c_bytes) != 0) ++r.clobbered;
-  }
+  std::vector<float> D, R;
+  if (!run_and_read(c.kernel, run, {dA, bytesA, dB, bytesB, dC, bytesC, dRef}, hC.inside, ct, &r, &D, &R)) return r;
   std::mt19937_64 gen(c.seed);
   for (int64_t g = 0; g < groups; ++g) {
     const GroupRows& rows = group_rows[size_t(g)];
@@ -247,6 +268,109 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   }
   verdict("the groups' rows", &r);
   return r;
+}
+
+VerifyResult verify_problems(Cublas& cublas, const ProblemsCase& c) {
+  VerifyResult r;
+  const DType ab = c.precision.ab, ct = c.precision.c;
+  const size_t ab_bytes = size_of(ab), c_bytes = size_of(ct);
+  Shape bounds{0, 0, 0};
+  for (const Shape& s : c.sizes) bounds = {std::max(bounds.m, s.m), std::max(bounds.n, s.n), std::max(bounds.k, s.k)};
+  bounds = c.bounds.value_or(bounds);
+  r.tolerance = tolerance(c.precision, bounds.k);
+  const bool an = c.opA == Op::N, bn = c.opB == Op::N;
+  const auto named = [](const std::vector<int64_t>& list, size_t g) {
+    return std::find(list.begin(), list.end(), int64_t(g)) != list.end();
+  };
+  // Each problem's place in the three buffers (rows x cols of each operand as stored), guards between.
+  struct Placed {
+    int64_t rows, cols, ld, at;
+  };
+  std::vector<Placed> pa, pb, pc;
+  int64_t end_a = kBatchGap, end_b = kBatchGap, end_c = kBatchGap;
+  const auto place = [](std::vector<Placed>& list, int64_t& end, int64_t rows, int64_t cols, int64_t ld, DType t) {
+    list.push_back({rows, cols, ld, end});
+    end = in_units(end + rows * ld + kBatchGap, t);
+  };
+  for (size_t g = 0; g < c.sizes.size(); ++g) {
+    const Shape& s = c.sizes[g];
+    const int64_t ra = an ? s.m : s.k, ca = an ? s.k : s.m, rb = bn ? s.k : s.n, cb = bn ? s.n : s.k;
+    place(pa, end_a, ra, ca, in_units(std::max<int64_t>(ca, 1), ab) + (named(c.odd_a, g) ? 1 : 0), ab);
+    place(pb, end_b, rb, cb, in_units(std::max<int64_t>(cb, 1), ab), ab);
+    place(pc, end_c, s.m, s.n, in_units(std::max<int64_t>(s.n, 1), ct) + (named(c.odd_c, g) ? 1 : 0), ct);
+  }
+  // One buffer of guard NaNs with each problem's matrix in it; C's elements within the bounds are `inside`.
+  const auto fill = [&](const std::vector<Placed>& list, int64_t end, uint64_t seed, DType t, bool unwritten,
+                        std::vector<bool>* inside, bool is_c) {
+    std::vector<float> v(size_t(end + kGuard), from_bits(kGuardBits));
+    if (inside) inside->assign(v.size(), false);
+    for (size_t g = 0; g < list.size(); ++g) {
+      const Placed& p = list[g];
+      const std::vector<float> one = make_operand(p.rows, p.cols, p.ld, seed + g, t);
+      for (int64_t i = 0; i < p.rows; ++i) {
+        for (int64_t j = 0; j < p.cols; ++j) {
+          const size_t e = size_t(p.at + i * p.ld + j);
+          v[e] = unwritten ? from_bits(kUnwrittenBits) : one[size_t(i * p.ld + j)];
+          if (inside && (!is_c || (i < bounds.m && j < bounds.n))) (*inside)[e] = true;
+        }
+      }
+    }
+    return v;
+  };
+  std::vector<bool> inside_c;
+  const std::vector<float> hA = fill(pa, end_a, c.seed * 17 + 1, ab, false, nullptr, false);
+  const std::vector<float> hB = fill(pb, end_b, c.seed * 17 + 2, ab, false, nullptr, false);
+  const std::vector<float> hC = fill(pc, end_c, c.seed * 17 + 3, ct, c.beta == 0.0f, &inside_c, true);
+  const std::vector<uint8_t> bytesA = encode(hA, ab), bytesB = encode(hB, ab), bytesC = encode(hC, ct);
+  DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
+  dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
+
+  GemmArgs run;
+  run.opA = c.opA, run.opB = c.opB, run.m = bounds.m, run.n = bounds.n, run.k = bounds.k;
+  run.alpha = c.alpha, run.beta = c.beta, run.precision = c.precision, run.batch = int64_t(c.sizes.size());
+  std::vector<GemmProblem> problems;
+  std::vector<GemmArgs> calls;  // each problem as a call of its own, clamped to the bounds, into dRef
+  for (size_t g = 0; g < c.sizes.size(); ++g) {
+    const Shape& s = c.sizes[g];
+    GemmProblem q{s.m, s.n, s.k, dA.get() + pa[g].at * int64_t(ab_bytes), pa[g].ld,
+                  dB.get() + pb[g].at * int64_t(ab_bytes), pb[g].ld, dC.get() + pc[g].at * int64_t(c_bytes), pc[g].ld};
+    problems.push_back(q);
+    GemmArgs one = run;
+    one.m = std::min(s.m, bounds.m), one.n = std::min(s.n, bounds.n), one.k = std::min(s.k, bounds.k);
+    one.batch = 1, one.A = q.A, one.lda = q.lda, one.B = q.B, one.ldb = q.ldb;
+    one.C = dRef.get() + pc[g].at * int64_t(c_bytes), one.ldc = q.ldc;
+    calls.push_back(one);
+  }
+  const DeviceBuffer<GemmProblem> dProblems(problems);
+  run.problems = dProblems.get();
+  for (const GemmArgs& one : calls) {
+    if (one.m > 0 && one.n > 0) cublas.gemm(one);
+  }
+  check_cuda(cudaDeviceSynchronize(), "reference");
+  std::vector<float> D, R;
+  if (!run_and_read(c.kernel, run, {dA, bytesA, dB, bytesB, dC, bytesC, dRef}, inside_c, ct, &r, &D, &R)) return r;
+  std::mt19937_64 gen(c.seed);
+  for (size_t g = 0; g < calls.size(); ++g) {
+    const GemmArgs& one = calls[g];
+    if (one.m == 0 || one.n == 0) continue;
+    const SgemmArgs host{c.opA, c.opB, one.m, one.n, one.k, c.alpha, hA.data() + pa[g].at, pa[g].ld,
+                         hB.data() + pb[g].at, pb[g].ld, c.beta, const_cast<float*>(hC.data() + pc[g].at), pc[g].ld};
+    check_matrix(D, R, pc[g].at, host, 32, gen, &r);
+  }
+  verdict("the problems' C within the bounds", &r);
+  return r;
+}
+
+ProblemsCase with_edges(ProblemsCase c) {
+  Shape most{1, 1, 1};
+  for (const Shape& s : c.sizes) most = {std::max(most.m, s.m), std::max(most.n, s.n), std::max(most.k, s.k)};
+  for (const Shape& empty : {Shape{0, most.n, most.k}, Shape{most.m, 0, most.k}, Shape{most.m, most.n, 0}}) {
+    c.sizes.push_back(empty);
+  }
+  c.odd_a = {0}, c.odd_c = {c.sizes.size() > 4 ? 1 : 0};
+  c.bounds = Shape{std::max<int64_t>(1, most.m - 3), std::max<int64_t>(1, most.n - 3), most.k};
+  c.alpha = -0.75f, c.beta = 1.25f, c.seed += 1;
+  return c;
 }
 
 }  // namespace tessel::harness

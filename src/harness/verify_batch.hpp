@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +53,28 @@ struct GroupedCase {
   int64_t capacity = 0;  // > 0: masked
 };
 VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c);
+
+// A grouped GEMM of problems (GemmArgs::problems): each of `sizes` (zeros
+// allowed) with its own A, B and C, kBatchGap guard elements apart in one
+// buffer per operand, rows in 16-byte units except for the problems named in
+// odd_a (A's rows one element longer: the slow path) and odd_c (C's: direct
+// stores); the call's bounds the largest sizes, or `bounds` where given
+// (larger sizes are clamped, and what lies past the bounds must stay as it
+// is). Against cuBLAS problem by problem and fp64.
+struct ProblemsCase {
+  std::string kernel = kAuto;
+  Op opA = Op::N, opB = Op::T;
+  std::vector<Shape> sizes;
+  std::optional<Shape> bounds;
+  Precision precision;
+  float alpha = 1.0f, beta = 0.0f;
+  uint64_t seed = 1;
+  std::vector<int64_t> odd_a, odd_c;
+};
+VerifyResult verify_problems(Cublas& cublas, const ProblemsCase& c);
+// The same problems with the edges added: an empty problem of each size, A's
+// rows of the first and C's of the second one element longer, bounds 3 below
+// the largest m and n, alpha = -0.75, beta = 1.25, the next seed.
+ProblemsCase with_edges(ProblemsCase c);
 
 }  // namespace tessel::harness

@@ -139,12 +139,19 @@ struct GroupedRows {
   int64_t groups = 0, capacity = 0;
 };
 
+// The `count` matrices of C known on the device only: a pointer-array
+// batch's (c_array; each m x n with the call's ldc), or problems' (each its
+// own C, sizes clamped to m x n, and ldc).
+struct DeviceMatrices {
+  void* const* c_array = nullptr;
+  const GemmProblem* problems = nullptr;
+};
+
 // C = beta * C over the m x n matrix of type c_type (beta == 0 writes zeros
-// without reading C), over a grouped GEMM's rows only; with c_array, over
-// the `count` matrices it points to instead (a pointer-array batch). The
-// dispatcher's path for k == 0 or alpha == 0.
+// without reading C), over a grouped GEMM's rows only; over `matrices`
+// instead where they are given. The dispatcher's path for k == 0 or alpha == 0.
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream,
-                         DType c_type = DType::kF32, GroupedRows rows = {}, void* const* c_array = nullptr,
+                         DType c_type = DType::kF32, GroupedRows rows = {}, DeviceMatrices matrices = {},
                          int64_t count = 1);
 // C = (sum of `count` m x n FP32 parts, part z at parts + z * part_stride
 // with leading dimension ldp) + beta * C, summed in part order and rounded

@@ -31,6 +31,11 @@ inline bool grouped(const GemmArgs& a) { return a.group_offsets != nullptr || a.
 inline bool pointer_array(const GemmArgs& a) {
   return a.a_array != nullptr || a.b_array != nullptr || a.c_array != nullptr;
 }
+// Whether a call is a grouped GEMM of problems with sizes of their own (GemmArgs::problems).
+inline bool problems(const GemmArgs& a) { return a.problems != nullptr; }
+// Whether the call's matrices are known on the device only (a pointer-array batch, problems): no
+// operand copies, tensor maps made on the device.
+inline bool device_matrices(const GemmArgs& a) { return pointer_array(a) || problems(a); }
 // A masked grouped GEMM's rows per group (m / batch); 0 for any other call.
 inline int64_t group_capacity(const GemmArgs& a) {
   return a.group_counts != nullptr && a.batch > 0 ? a.m / a.batch : 0;
@@ -103,7 +108,7 @@ inline int64_t realigned_ld(int64_t values, size_t element_bytes) {
 // sums are apart because a call with more flags than the last would otherwise
 // take the last one's sums for raised flags. kOperands: operand copies;
 // kSplitParts: split-k parts; kProduct: the FP32 product an epilogue pass
-// reads; kTensorMaps: a pointer-array batch's tensor maps, made on the
+// reads; kTensorMaps: the tensor maps of matrices known on the device only, made on the
 // device. The last four are written by one launch and read by the next.
 enum class WorkspaceUse { kFlags, kPartials, kOperands, kSplitParts, kProduct, kTensorMaps };
 constexpr int kWorkspaceUses = 6;
@@ -134,7 +139,7 @@ struct LaunchPlan {
   size_t operand_bytes = 0;   // the copies' workspace
   size_t parts_bytes = 0;     // the split-k parts' workspace
   size_t product_bytes = 0;   // an epilogue's FP32 product (m rows of product_ld(n))
-  int64_t pointer_maps = 0;   // a pointer-array batch on TMA kernels: its tensor maps (three per matrix)
+  int64_t pointer_maps = 0;   // matrices known on the device (device_matrices) on TMA kernels: three maps each
   void* workspace = nullptr;  // the caller's, at least workspace_bytes(); null: tessel's own buffers
 
   size_t bytes_for(WorkspaceUse use) const {

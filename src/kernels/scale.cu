@@ -30,14 +30,20 @@ __device__ bool written(const GroupedRows& g, int64_t i, int64_t m) {
 }
 
 // C[i][j..j+3] = beta * C[i][j..j+3]: one access where all four are inside
-// the row and their address allows, else element by element. With c_array:
-// matrix first + blockIdx.z of a pointer-array batch.
+// the row and their address allows, else element by element. With device
+// matrices: matrix first + blockIdx.z of them.
 template <class T>
 __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc, GroupedRows rows,
-                             void* const* c_array, int64_t first) {
+                             DeviceMatrices matrices, int64_t first) {
+  const int64_t z = first + blockIdx.z;
+  if (matrices.c_array != nullptr) C = static_cast<T*>(matrices.c_array[z]);
+  if (matrices.problems != nullptr) {  // sizes clamped to the bounds m x n
+    const GemmProblem& q = matrices.problems[z];
+    C = static_cast<T*>(q.C), ldc = q.ldc;
+    m = min(max(q.m, int64_t(0)), m), n = min(max(q.n, int64_t(0)), n);
+  }
   const int64_t j = kColumns * (int64_t(blockIdx.x) * blockDim.x + threadIdx.x);
   if (j >= n) return;
-  if (c_array != nullptr) C = static_cast<T*>(c_array[first + blockIdx.z]);
   auto scaled = [beta](T c) { return device::from_float<T>(beta == 0.0f ? 0.0f : beta * device::to_float(c)); };
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
     if (!written(rows, i, m)) continue;
@@ -96,17 +102,17 @@ cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_str
 }
 
 cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc, cudaStream_t stream, DType c_type,
-                         GroupedRows rows, void* const* c_array, int64_t count) {
+                         GroupedRows rows, DeviceMatrices matrices, int64_t count) {
   if (beta == 1.0f) return cudaSuccess;
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
     dim3 grid = row_grid(m, n, kColumns);
-    const int64_t matrices = c_array != nullptr ? count : 1;
-    for (int64_t first = 0; first < matrices; first += device::kMaxGridZ) {
-      grid.z = unsigned(std::min(device::kMaxGridZ, matrices - first));
+    const int64_t walked = matrices.c_array != nullptr || matrices.problems != nullptr ? count : 1;
+    for (int64_t first = 0; first < walked; first += device::kMaxGridZ) {
+      grid.z = unsigned(std::min(device::kMaxGridZ, walked - first));
       if (cudaError_t err = device::launch(scale_kernel<T>, grid, kThreads, 0, stream, beta, static_cast<T*>(C), m, n,
-                                           ldc, rows, c_array, first);
+                                           ldc, rows, matrices, first);
           err != cudaSuccess) {
         return err;
       }

@@ -5,7 +5,8 @@
 // Pointer-array batches over the same layouts, reversed arrays and matrices
 // one element past 16 bytes, by name and auto-dispatch, captured into graphs.
 // Grouped GEMMs (GemmArgs::group_offsets): skewed and empty groups, tails
-// that no group covers, every kernel that takes them, the others' refusal.
+// that no group covers, every kernel that takes them, the others' refusal;
+// and problems with sizes of their own (GemmArgs::problems).
 #include <tessel/tessel.hpp>
 
 #include <algorithm>
@@ -298,19 +299,23 @@ TEST_F(Grouped, SkewedAndEmptyGroupsEveryPrecision) {
   }
 }
 
+// A grouped call run by kernel k by name: correct where k takes grouped GEMMs, else refused untouched.
+void expect_taken_or_refused(const tessel::KernelInfo& k, const VerifyResult& r) {
+  if (k.grouped) {
+    EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
+  } else {
+    EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
+    EXPECT_EQ(r.clobbered, 0) << k.name;
+  }
+}
+
 TEST_F(Grouped, EveryGroupedKernelByNameAndTheOthersRefuse) {
   Cublas cublas;
   for (const tessel::KernelInfo& k : tessel::kernels()) {
     if (!runs_here(k)) continue;
     GroupedCase c;
     c.kernel = k.name, c.rows = {70, 0, 300, 5}, c.n = 256, c.k = 256, c.precision = k.precisions.front();
-    const VerifyResult r = verify_grouped(cublas, c);
-    if (k.grouped) {
-      EXPECT_TRUE(r.passed) << k.name << ": " << r.reason;
-    } else {
-      EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << k.name << ": " << r.status.message();
-      EXPECT_EQ(r.clobbered, 0) << k.name;
-    }
+    expect_taken_or_refused(k, verify_grouped(cublas, c));
   }
 }
 
@@ -370,6 +375,134 @@ TEST_F(Grouped, SixtyFourSkewedExperts) {
   for (int g = 0; g < 64; ++g) c.rows.push_back(g % 7 == 0 ? 0 : (g * 37) % 300 + (g % 5 == 0 ? 900 : 0));
   const VerifyResult r = verify_grouped(cublas, c);
   EXPECT_TRUE(r.passed) << r.reason;
+}
+
+// Problems with sizes of their own (GemmArgs::problems): every precision and
+// op pair the kernels take, tails of no tile's multiple, empty problems, rows
+// off 16 bytes (the slow path, direct stores), bounds below the largest sizes
+// (clamped), beta over C; the op pairs FP8 and tf32 cannot take refused untouched.
+TEST_F(Grouped, ProblemsEveryPrecisionOpPairAndEdge) {
+  Cublas cublas;
+  const std::vector<Shape> sizes = {{67, 45, 33}, {128, 256, 512}, {1, 300, 64}, {300, 1, 700}, {200, 130, 70},
+                                    {129, 257, 1}, {64, 128, 128}};
+  uint64_t seed = 1100;
+  for (const char* name : {"bf16", "f16", "bf16:f32", "f16:f32", "tf32", "e4m3:bf16"}) {
+    const tessel::Precision p = *tessel::parse_precision(name);
+    const bool k_major_only = p.ab == tessel::DType::kF32 || tessel::is_fp8(p.ab);
+    for (const OpPair& ops : parse_ops("NT,NN,TN,TT")) {
+      for (int edges = 0; edges < 2; ++edges) {
+        ProblemsCase c;
+        c.opA = ops.first, c.opB = ops.second, c.sizes = sizes, c.precision = p, c.seed = seed++;
+        if (edges) {
+          c.sizes.push_back({0, 50, 50}), c.sizes.push_back({40, 0, 50}), c.sizes.push_back({40, 50, 0});
+          c.odd_a = {1}, c.odd_c = {0, 4}, c.bounds = Shape{250, 200, 600}, c.alpha = -0.75f, c.beta = 1.25f;
+        }
+        const VerifyResult r = verify_problems(cublas, c);
+        if (k_major_only && ops != OpPair{Op::N, Op::T}) {
+          EXPECT_EQ(r.status.code(), tessel::StatusCode::kNotSupported) << name << " " << to_string(ops);
+          EXPECT_EQ(r.clobbered, 0) << name << " " << to_string(ops);
+          continue;
+        }
+        EXPECT_TRUE(r.passed) << name << " " << to_string(ops) << (edges ? " with edges" : "") << ": " << r.reason;
+      }
+    }
+  }
+}
+
+TEST_F(Grouped, ProblemsByNameAndTheOthersRefuse) {
+  Cublas cublas;
+  for (const tessel::KernelInfo& k : tessel::kernels()) {
+    if (!runs_here(k)) continue;
+    ProblemsCase c;
+    c.kernel = k.name, c.sizes = {{70, 256, 256}, {0, 8, 8}, {300, 100, 40}, {5, 130, 1000}};
+    c.precision = k.precisions.front();
+    expect_taken_or_refused(k, verify_problems(cublas, c));
+  }
+}
+
+// k == 0 or alpha == 0 in the bounds: every problem's C (within the bounds) becomes beta * C.
+TEST_F(Grouped, ProblemsWithoutAProductAreScaled) {
+  Cublas cublas;
+  uint64_t seed = 1300;
+  for (float beta : {0.0f, 0.5f}) {
+    for (int64_t k : {int64_t(0), int64_t(40)}) {
+      ProblemsCase c;
+      c.sizes = {{30, 20, k}, {1, 70, k}, {0, 5, k}, {90, 33, k}};
+      c.precision = *tessel::parse_precision("bf16"), c.alpha = k == 0 ? 1.0f : 0.0f, c.beta = beta;
+      c.seed = seed++;
+      const VerifyResult r = verify_problems(cublas, c);
+      EXPECT_TRUE(r.passed) << "k " << k << " beta " << beta << ": " << r.reason;
+    }
+  }
+}
+
+// Many problems of scattered sizes in one launch (the walk over them, each with its maps).
+TEST_F(Grouped, TwoHundredScatteredProblems) {
+  Cublas cublas;
+  ProblemsCase c;
+  c.precision = *tessel::parse_precision("bf16");
+  for (int g = 0; g < 200; ++g) c.sizes.push_back({(g * 37) % 301, 8 + (g * 53) % 389, 16 + (g * 29) % 700});
+  const VerifyResult r = verify_problems(cublas, c);
+  EXPECT_TRUE(r.passed) << r.reason;
+}
+
+// Captured with a workspace, a graph follows the problems array: new sizes and matrices at each replay.
+TEST_F(Grouped, ProblemsCaptureIntoAGraphAndFollowTheArray) {
+  const tessel::DType bf16 = tessel::DType::kBF16;
+  const int64_t most = 160;
+  std::vector<float> hA(size_t(2 * most * most)), hB(size_t(2 * most * most));
+  fill_random(hA, 21), fill_random(hB, 22);
+  hA = decode(encode(hA, bf16), bf16), hB = decode(encode(hB, bf16), bf16);
+  DeviceBuffer<uint8_t> dA(encode(hA, bf16)), dB(encode(hB, bf16)), dC(size_t(2 * most * most) * 2);
+  const auto problem = [&](int64_t m, int64_t n, int64_t k, int64_t slot) {
+    return tessel::GemmProblem{m,    n, k, dA.get() + slot * most * most * 2, k, dB.get() + slot * most * most * 2, k,
+                               dC.get() + slot * most * most * 2, n};
+  };
+  const std::vector<std::vector<tessel::GemmProblem>> replays = {
+      {problem(160, 96, 64, 0), problem(33, 160, 128, 1)},
+      {problem(7, 8, 160, 1), problem(150, 130, 16, 0)},
+      {problem(0, 8, 8, 0), problem(64, 64, 64, 1)}};
+  DeviceBuffer<tessel::GemmProblem> dProblems(replays[0]);
+  tessel::GemmArgs a;
+  a.opA = Op::N, a.opB = Op::T, a.m = a.n = a.k = most, a.batch = 2, a.problems = dProblems.get();
+  a.precision = *tessel::parse_precision("bf16");
+  size_t need = 0;
+  ASSERT_TRUE(tessel::workspace_size(a, &need).ok());
+  DeviceBuffer<uint8_t> ws(need);
+  a.workspace = ws.get(), a.workspace_bytes = need;
+  cudaStream_t stream;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  cudaGraph_t graph;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const tessel::Status captured = tessel::gemm(a, stream);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(captured.ok()) << captured.message();
+  cudaGraphExec_t exec;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (size_t r = 0; r < replays.size(); ++r) {
+    dProblems.upload(replays[r]);
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    const std::vector<float> got = decode(dC.download(), bf16);
+    double worst = 0;
+    for (const tessel::GemmProblem& q : replays[r]) {
+      const int64_t slot = (static_cast<const uint8_t*>(q.C) - dC.get()) / (most * most * 2);
+      for (int64_t i = 0; i < q.m; i += 5) {
+        for (int64_t j = 0; j < q.n; j += 3) {
+          double want = 0;
+          for (int64_t p = 0; p < q.k; ++p) {
+            want += double(hA[size_t(slot * most * most + i * q.k + p)]) *
+                    double(hB[size_t(slot * most * most + j * q.k + p)]);
+          }
+          worst = std::max(worst, std::abs(double(got[size_t(slot * most * most + i * q.n + j)]) - want));
+        }
+      }
+    }
+    EXPECT_LT(worst, 0.1) << "replay " << r;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

@@ -91,13 +91,42 @@ struct GroupWalk {
   }
 };
 
+// The walk over problems' work items (ProblemParams), as GroupWalk's: problem
+// g has the cluster tiles of its own m x n (none where its maps block
+// multiplies it, problem_apart) and its own count of k-slices; its C is its
+// own, every row (clipped by its map or its stores).
+template <class Cfg, class T, int SliceK>
+struct ProblemWalk {
+  const GemmProblem* problems;
+  int count;
+  int64_t m, n, k;  // the bounds
+  int g = -1, first = 0, units = 0, slices = 0;  // problem g's items are [first, first + units)
+  int64_t row0 = 0, row_end = INT64_MAX;
+  __device__ bool find(int w, ClusterTiles<Cfg>& tiles, int& u) {
+    while (w >= first + units) {
+      if (++g >= count) return false;
+      first += units;
+      const GemmProblem q = clamped_problem(problems, g, m, n, k);
+      const bool apart = q.m == 0 || q.n == 0 || problem_apart<T>(q);
+      slices = int(device::ceil_div(q.k, int64_t(SliceK)));
+      tiles = ClusterTiles<Cfg>(apart ? 0 : q.m, q.n);
+      units = int(tiles.count());
+    }
+    u = w - first;
+    return true;
+  }
+};
+
 // Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
-// kernel of its own so that per-tensor calls carry none of it.
-template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false>
+// kernel of its own so that per-tensor calls carry none of it; Problems: a
+// grouped GEMM of problems (ProblemParams, ProblemWalk), likewise.
+template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false,
+          bool Problems = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                   const __grid_constant__ CUtensorMap map_c, device::TcParams<T, Out> p, bool tma_store,
-                   KParts parts, Batches batches) {
+                   const __grid_constant__ CUtensorMap map_c,
+                   std::conditional_t<Problems, device::ProblemParams<T, Out>, device::TcParams<T, Out>> p,
+                   bool tma_store, KParts parts, Batches batches) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
@@ -111,20 +140,28 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int rank = int(sm90::cluster_rank());
   const ClusterTiles<Cfg> tiles(parts.m, p.n);
   const int cluster_tiles = int(tiles.count()), per_matrix = cluster_tiles * parts.count;
-  const int items = batches.grouped() ? INT_MAX : per_matrix * batches.count;  // grouped: until the walk ends
+  // Grouped: until the walk ends.
+  const int items = Problems || batches.grouped() ? INT_MAX : per_matrix * batches.count;
   const int first = blockIdx.x / kPair, stride = gridDim.x / kPair;
   const int slices = int(device::ceil_div(p.k, Ops::kSliceK));
   // Item w: its matrix, its tile's corner, its k-slices [k0, k1); returns its
   // part (-1 past the last item of a grouped GEMM, whose count the offsets give).
-  GroupWalk<Cfg> walk(batches, parts.m, int(p.n));
+  auto walk = [&] {
+    if constexpr (Problems) {
+      return ProblemWalk<Cfg, T, Ops::kSliceK>{p.problems, batches.count, parts.m, p.n, p.k};
+    } else {
+      return GroupWalk<Cfg>(batches, parts.m, int(p.n));
+    }
+  }();
   ClusterTiles<Cfg> group_tiles = tiles;
   auto item = [&](int w, TileAt& at, int& k0, int& k1) {
     k0 = 0, k1 = slices;
-    if (batches.grouped()) {  // the group's own tiles, its rows from row0 on
+    if (Problems || batches.grouped()) {  // the group's own tiles, its rows from row0 on
       int u = 0;
       if (!walk.find(w, group_tiles, u)) return -1;
       group_tiles.origin(u, rank, at.m0, at.n0);
       at.m0 += int(walk.row0), at.row_end = walk.row_end;  // C is one matrix; B's is the group's
+      if constexpr (Problems) at.matrix = walk.g, k1 = walk.slices;  // a problem: its own matrices and k
       return 0;
     }
     at.matrix = w / per_matrix;
@@ -145,7 +182,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
         TileAt at;
         int k0, k1;
         if (item(w, at, k0, k1) < 0) break;
-        const int matrix = batches.grouped() ? walk.g : at.matrix;
+        const int matrix = Problems || batches.grouped() ? walk.g : at.matrix;
         maps.at(p.matrix_maps, matrix);
         produce_tile(smem, maps.a, maps.b, ring, at.m0, at.n0, k0, k1, rank, batches.a ? matrix : 0,
                      batches.b ? matrix : 0);
@@ -171,25 +208,42 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   }
 }
 
-// A pointer-array batch's tensor maps (p->matrix_maps, in the plan's
-// workspace): the host makes those of Ops' layouts over a stand-in address
-// (*map_a, *map_b, *map_c; *tma_store: whether C's rows allow TMA stores), a
-// block per matrix its own from them (pointer_maps.cuh).
-template <class Ops, class T, class Out, bool TA, bool TB>
-cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream,
-                         device::TcParams<T, Out>* p, CUtensorMap* map_a, CUtensorMap* map_b, CUtensorMap* map_c,
-                         bool* tma_store) {
+// The tensor maps of a pointer-array batch or of problems (p->matrix_maps,
+// in the plan's workspace): the host makes those of Ops' layouts over a
+// stand-in address (*map_a, *map_b, *map_c; *tma_store: whether C's rows
+// allow TMA stores; problems: rows in 16-byte units, each problem's own
+// sizes and rows replacing them), a block per matrix its own from them
+// (pointer_maps.cuh).
+template <class Ops, class T, class Out, bool TA, bool TB, class P>
+cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, P* p, CUtensorMap* map_a,
+                         CUtensorMap* map_b, CUtensorMap* map_c, bool* tma_store) {
   void* region = nullptr;
   if (cudaError_t err = plan_workspace(plan, stream, WorkspaceUse::kTensorMaps, &region); err != cudaSuccess) {
     return err;
   }
   GemmArgs stand_in = a;
   stand_in.A = stand_in.B = stand_in.C = region;  // 16-byte aligned; every matrix's maps replace it
+  if (problems(a)) {  // leading dimensions of whole 16-byte units, the bounds' rows rounded up
+    const auto units = [](int64_t elements, DType t) {
+      const int64_t per = 16 / int64_t(size_of(t));
+      return std::max<int64_t>(per, (elements + per - 1) / per * per);
+    };
+    stand_in.lda = units(a.opA == Op::N ? a.k : a.m, a.precision.ab);
+    stand_in.ldb = units(a.opB == Op::N ? a.n : a.k, a.precision.ab);
+    stand_in.n = stand_in.ldc = units(a.n, a.precision.c);
+  }
   if (cudaError_t err = make_operand_maps<Ops, TA, TB>(stand_in, map_a, map_b); err != cudaSuccess) return err;
   if (cudaError_t err = make_store_map(stand_in, map_c, tma_store); err != cudaSuccess) return err;
   p->matrix_maps = static_cast<const CUtensorMap*>(region);
-  return device::launch(pointer_maps_kernel<T, Out, TA, TB>, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b,
-                        *map_c, *tma_store, *p, static_cast<CUtensorMap*>(region));
+  auto kernel = [] {
+    if constexpr (P::kProblems) {
+      return problem_maps_kernel<T, Out, TA, TB>;
+    } else {
+      return pointer_maps_kernel<T, Out, TA, TB>;
+    }
+  }();
+  return device::launch(kernel, unsigned(a.batch), kMapThreads, 0, stream, *map_a, *map_b, *map_c, *tma_store, *p,
+                        static_cast<CUtensorMap*>(region));
 }
 
 // Launches the kernel of op pair (TA, TB) for the validated call a (Out: C's
@@ -210,52 +264,65 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     out.m = plan.splits * plan.part_rows;
     if (transposed) out.ldc = out.m;  // C's a.n rows, each part's a.m columns in turn (within the plan's bytes)
   }
-  const Batches batches{int(std::min<int64_t>(a.batch, INT32_MAX)), a.stride_a != 0, a.stride_b != 0,
-                        a.group_offsets, a.group_counts, group_capacity(a)};
+  if (a.batch > INT32_MAX) return cudaErrorInvalidValue;
+  const Batches batches{int(a.batch), a.stride_a != 0, a.stride_b != 0, a.group_offsets, a.group_counts,
+                        group_capacity(a)};
   // A grouped GEMM's items are known on the device only: every cluster the plan has walks them.
-  const int64_t items = grouped(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
+  const int64_t items = grouped(a) || problems(a) ? int64_t(plan.clusters) : cluster_tiles * parts.count * a.batch;
   if (items * kPair > INT32_MAX) return cudaErrorInvalidValue;
-  // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
-  // dispatch sends no other call with an epilogue here (never dropped silently).
-  auto kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks>;
-  if (out.epilogue.any()) {
-    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks && Cfg::kBN % 64 == 0) {  // whole pairs a lane
-      if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
-      kernel = cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>;
-    } else {
-      return cudaErrorInvalidValue;
-    }
-  }
-  int clusters = 0;
-  if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
-  if (clusters < 1) return cudaErrorInvalidConfiguration;
-  const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
-  CUtensorMap map_a, map_b, map_c{};
-  bool tma_store = false;
   device::TcParams<T, Out> p = device::tc_params<T, Out>(out);
   p.c_transposed = transposed;
-  if (pointer_array(a)) {  // each matrix's maps made on the device
-    if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &p, &map_a, &map_b, &map_c, &tma_store);
+  // The kernel on its parameters: the maps (each matrix's made on the device, or the host's), the launch
+  // and, for split k, the parts' sum.
+  auto launch = [&](auto kernel, auto params) {
+    int clusters = 0;
+    if (cudaError_t err = prepare_kernel<Cfg, Ops>(kernel, &clusters); err != cudaSuccess) return err;
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    const unsigned grid = unsigned(std::min<int64_t>(items, plan.clusters) * kPair);
+    CUtensorMap map_a, map_b, map_c{};
+    bool tma_store = false;
+    if (device_matrices(a)) {
+      if (cudaError_t err = pointer_maps<Ops, T, Out, TA, TB>(a, plan, stream, &params, &map_a, &map_b, &map_c,
+                                                               &tma_store);
+          err != cudaSuccess) {
+        return err;
+      }
+    } else {
+      if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
+      if (!transposed && Cfg::kTmaStore) {  // transposed results leave by direct stores
+        if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+      }
+    }
+    if (cudaError_t err = launch_sm90<Cfg, Ops>(kernel, grid, stream, device_matrices(a), map_a, map_b, map_c, params,
+                                                tma_store, parts, batches);
         err != cudaSuccess) {
       return err;
     }
-  } else {
-    if (cudaError_t err = make_operand_maps<Ops, TA, TB>(a, &map_a, &map_b); err != cudaSuccess) return err;
-    if (!transposed && Cfg::kTmaStore) {  // transposed results leave by direct stores
-      if (cudaError_t err = make_store_map(out, &map_c, &tma_store); err != cudaSuccess) return err;
+    if (transposed && plan.splits > 1) {
+      return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C,
+                              a.n, a.m, a.ldc, stream, a.precision.c, true);
     }
+    return sum_split_parts(a, plan, out, stream, true);
+  };
+  if (problems(a)) {  // the kernel compiled for them (dispatch sends no epilogue, split or swapped call)
+    if constexpr (!Blocks && !Cfg::kSwapped && (sizeof(T) == 2 || (!TA && TB))) {  // tf32, FP8: N, T only
+      device::ProblemParams<T, Out> q;
+      static_cast<device::TcParams<T, Out>&>(q) = p;
+      q.problems = a.problems;
+      return launch(cluster_kernel<Cfg, T, Out, TA, TB, false, false, true>, q);
+    }
+    return cudaErrorInvalidValue;
   }
-  if (cudaError_t err =
-          launch_sm90<Cfg, Ops>(kernel, grid, stream, pointer_array(a), map_a, map_b, map_c, p, tma_store, parts,
-                                batches);
-      err != cudaSuccess) {
-    return err;
+  // A fused epilogue (16-bit inputs and C, device::kFusesEpilogue) runs the kernel compiled with it;
+  // dispatch sends no other call with an epilogue here (never dropped silently).
+  if (out.epilogue.any()) {
+    if constexpr (device::kFusesEpilogue<T, Out> && !Blocks && Cfg::kBN % 64 == 0) {  // whole pairs a lane
+      if (out.precision.c == DType::kF32 || !fuses_in_kernel(out.epilogue)) return cudaErrorInvalidValue;
+      return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks, true>, p);
+    }
+    return cudaErrorInvalidValue;
   }
-  if (transposed && plan.splits > 1) {
-    return launch_sum_parts(static_cast<const float*>(out.C), plan.splits, plan.part_rows, out.ldc, a.beta, a.C, a.n,
-                            a.m, a.ldc, stream, a.precision.c, true);
-  }
-  return sum_split_parts(a, plan, out, stream, true);
+  return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks>, p);
 }
 
 // The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: B becomes the A of op flip(opB) (for op N, k x n with n
@@ -274,7 +341,7 @@ inline GemmArgs swapped_call(const GemmArgs& a) {
 template <class Cfg, DType AB>
 cudaError_t launch_swapped(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   using T = typename device::CudaType<AB>::type;
-  if (a.precision.ab != AB || a.opA != Op::N || a.batch > 1 || grouped(a) || pointer_array(a) || a.epilogue.any()) {
+  if (a.precision.ab != AB || a.opA != Op::N || a.batch > 1 || grouped(a) || device_matrices(a) || a.epilogue.any()) {
     return cudaErrorInvalidValue;
   }
   if (a.opB == Op::N) return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
@@ -296,7 +363,7 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   if constexpr (AB == DType::kF32) {
     if (a.opA == Op::N && a.opB == Op::T) return launch_ops<Cfg, T, false, true>(a, plan, stream);
     if (a.opA == Op::T && a.opB == Op::T) return launch_ops<Cfg, T, true, true>(a, plan, stream);
-    if (a.opA == Op::N && a.opB == Op::N && !grouped(a) && !pointer_array(a)) {
+    if (a.opA == Op::N && a.opB == Op::N && !grouped(a) && !device_matrices(a)) {
       return launch_ops<Cfg, T, true, true>(swapped_call(a), plan, stream, true);
     }
     return cudaErrorInvalidValue;

@@ -63,6 +63,7 @@ struct ClusterConfig : WarpSpecializedConfig {
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kCluster = Cluster;
   static constexpr bool kTmaStore = true;
+  static constexpr bool kSwapped = false;  // SwapConfig
   static constexpr double kSpeed = SpeedPercent / 100.0;
 };
 using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;
@@ -89,6 +90,7 @@ using Solo64x64 = ClusterConfig<64, 64, 12, 60, 1, 512>;
 template <int BN, int Stages>
 struct SwapConfig : ClusterConfig<64, BN, Stages, 100, 1> {
   static constexpr bool kTmaStore = false;
+  static constexpr bool kSwapped = true;
 };
 using Swap64x16 = SwapConfig<16, 8>;
 // Step 17 (FP8) on 128 x 128 tiles: the same kernel shape, slower per tile area than with 16-bit

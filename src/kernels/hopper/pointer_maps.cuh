@@ -70,6 +70,53 @@ __device__ void multiply_apart(const device::TcParams<T, Out>& p, const T* A, co
   }
 }
 
+// Problem g of a grouped GEMM of problems, its sizes clamped to the call's bounds m, n, k.
+__device__ __forceinline__ GemmProblem clamped_problem(const GemmProblem* problems, int64_t g, int64_t m, int64_t n,
+                                                       int64_t k) {
+  GemmProblem q = problems[g];
+  q.m = min(max(q.m, int64_t(0)), m), q.n = min(max(q.n, int64_t(0)), n), q.k = min(max(q.k, int64_t(0)), k);
+  return q;
+}
+template <class P>
+__device__ __forceinline__ GemmProblem clamped_problem(const P& p, int64_t g) {
+  return clamped_problem(p.problems, g, p.m, p.n, p.k);
+}
+
+// Whether problem q is multiplied by its maps block (multiply_apart) rather than the GEMM kernel: no k
+// to walk, or A or B where TMA cannot read them (pointer or rows off 16 bytes, rows 2^40 bytes apart).
+template <class T>
+__device__ __forceinline__ bool problem_apart(const GemmProblem& q) {
+  const auto off = [](const void* at, int64_t ld) {
+    const uint64_t row = uint64_t(ld) * sizeof(T);
+    return ((reinterpret_cast<uintptr_t>(at) | row) & 15) != 0 || ld < 1 || row >= (uint64_t(1) << 40);
+  };
+  return q.k == 0 || off(q.A, q.lda) || off(q.B, q.ldb);
+}
+
+// Whether problem q's C takes TMA stores (make_store_map's rule: C, ldc and its rows in 16-byte units).
+template <class CT>
+__device__ __forceinline__ bool problem_stores_by_tma(const GemmProblem& q) {
+  const uint64_t row = uint64_t(q.ldc) * sizeof(CT);
+  return ((reinterpret_cast<uintptr_t>(q.C) | row | uint64_t(q.n) * sizeof(CT)) & 15) == 0 && q.ldc >= 1 &&
+         row < (uint64_t(1) << 40);
+}
+
+// A copy of the host-made map `from` at `to` over a matrix of `outer` rows of `inner` elements, rows
+// `row_bytes` apart, at `at` (rounded down to 16 bytes: valid to read where its results are never stored).
+__device__ __forceinline__ void point_map(const CUtensorMap& from, CUtensorMap* to, const void* at, int64_t inner = 0,
+                                          int64_t outer = 0, uint64_t row_bytes = 0) {
+  const uint4* src = reinterpret_cast<const uint4*>(&from);
+  uint4* dst = reinterpret_cast<uint4*>(to);
+#pragma unroll
+  for (int w = 0; w < int(sizeof(CUtensorMap) / sizeof(uint4)); ++w) dst[w] = src[w];
+  const uintptr_t aligned = reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15);
+  device::sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(aligned));
+  if (row_bytes == 0) return;  // the extents and strides of `from`
+  device::sm90::replace_tensor_map_extent<0>(to, uint32_t(inner));
+  device::sm90::replace_tensor_map_extent<1>(to, uint32_t(outer));
+  device::sm90::replace_tensor_map_stride<1>(to, row_bytes);
+}
+
 // Block i: matrix i's maps (maps[3 i ..], from a, b and, where C's rows take TMA stores, c), or the matrix itself.
 template <class T, class Out, bool TA, bool TB>
 __global__ void __launch_bounds__(kMapThreads)
@@ -82,23 +129,45 @@ __global__ void __launch_bounds__(kMapThreads)
   const void* pa = p.a_array[i];
   const void* pb = p.b_array[i];
   // An address off 16 bytes (off_tma) rounded down: valid to read, its results never stored.
-  auto point = [](const CUtensorMap& from, const void* at, CUtensorMap* to) {
-    const uint4* src = reinterpret_cast<const uint4*>(&from);
-    uint4* dst = reinterpret_cast<uint4*>(to);
-#pragma unroll
-    for (int w = 0; w < int(sizeof(CUtensorMap) / sizeof(uint4)); ++w) dst[w] = src[w];
-    const uintptr_t aligned = reinterpret_cast<uintptr_t>(at) & ~uintptr_t(15);
-    sm90::replace_tensor_map_address(to, reinterpret_cast<const void*>(aligned));
-  };
   if (threadIdx.x == 0) {
-    point(a, pa, &maps[3 * i]), point(b, pb, &maps[3 * i + 1]);
-    if (map_c) point(c, p.c_array[i], &maps[3 * i + 2]);  // used only where it is 16-byte aligned
+    point_map(a, &maps[3 * i], pa), point_map(b, &maps[3 * i + 1], pb);
+    if (map_c) point_map(c, &maps[3 * i + 2], p.c_array[i]);  // used only where it is 16-byte aligned
     sm90::release_tensor_maps();
   }
   if (off_tma(p.a_array, p.b_array, i)) {
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
     multiply_apart<T, Out, TA, TB>(p, static_cast<const T*>(pa), static_cast<const T*>(pb), p.c_array[i]);
   }
+}
+
+// Block g: problem g's maps (maps[3 g ..]: A's, B's and, where its C takes TMA stores, C's) over its own
+// sizes and rows, or (problem_apart) the problem itself. Empty problems have neither.
+template <class T, class Out, bool TA, bool TB>
+__global__ void __launch_bounds__(kMapThreads)
+    problem_maps_kernel(const __grid_constant__ CUtensorMap a, const __grid_constant__ CUtensorMap b,
+                        const __grid_constant__ CUtensorMap c, bool map_c, device::ProblemParams<T, Out> p,
+                        CUtensorMap* maps) {
+  namespace sm90 = device::sm90;
+  sm90::launch_dependents();  // the GEMM kernel's CTAs set up meanwhile, then wait for these maps
+  const int64_t g = blockIdx.x;
+  const GemmProblem q = clamped_problem(p, g);
+  if (q.m == 0 || q.n == 0) return;
+  if (problem_apart<T>(q)) {
+    device::TcParams<T, Out> one = p;
+    one.m = q.m, one.n = q.n, one.k = q.k, one.lda = q.lda, one.ldb = q.ldb, one.ldc = q.ldc;
+    if constexpr (sizeof(T) == 1) device::fold_scales(one);
+    multiply_apart<T, Out, TA, TB>(one, static_cast<const T*>(q.A), static_cast<const T*>(q.B), q.C);
+    return;
+  }
+  if (threadIdx.x != 0) return;
+  // A: op N stored m x k, op T k x m. B: op N stored k x n, op T n x k.
+  point_map(a, &maps[3 * g], q.A, TA ? q.m : q.k, TA ? q.k : q.m, uint64_t(q.lda) * sizeof(T));
+  point_map(b, &maps[3 * g + 1], q.B, TB ? q.k : q.n, TB ? q.n : q.k, uint64_t(q.ldb) * sizeof(T));
+  const size_t c_bytes = p.c_f32 ? sizeof(float) : sizeof(Out);
+  if (map_c && (p.c_f32 ? problem_stores_by_tma<float>(q) : problem_stores_by_tma<Out>(q))) {
+    point_map(c, &maps[3 * g + 2], q.C, q.n, q.m, uint64_t(q.ldc) * c_bytes);
+  }
+  sm90::release_tensor_maps();
 }
 
 }  // namespace tessel::impl

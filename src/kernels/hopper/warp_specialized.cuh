@@ -327,10 +327,10 @@ struct HeldTile {
   bool held = false;
 
   // Whether the call's results can be held: TMA stores of C in this type through one map (no
-  // pointer-array batch: its tiles leave by store_result), no beta * C to add.
+  // pointer-array batch or problems: their tiles leave by store_result), no beta * C to add.
   template <class P>
   __device__ static bool takes(const P& p, bool tma_store) {
-    return tma_store && !p.c_f32 && p.beta == 0.0f && p.c_array == nullptr;
+    return !P::kProblems && tma_store && !p.c_f32 && p.beta == 0.0f && p.c_array == nullptr;
   }
   __device__ void hold(float alpha, const float (&acc)[N], int row, int col, int mat) {
 #pragma unroll
@@ -360,14 +360,21 @@ struct HeldTile<CT, N, false> {
 };
 
 // The TMA store target of matrix `matrix`'s results: the kernel's map of C,
-// the matrix its coordinate there; in a pointer-array batch the matrix's own
-// map (pointer_maps.cuh), coordinate 0, acquired by `issuer`. Null where they
-// leave by direct stores (no TMA store for the call, or C off 16 bytes).
+// the matrix its coordinate there; in a pointer-array batch or problems the
+// matrix's own map (pointer_maps.cuh), coordinate 0, acquired by `issuer`.
+// Null where they leave by direct stores (no TMA store for the call, or
+// this C off 16 bytes).
 template <class P>
 __device__ __forceinline__ const CUtensorMap* c_map_of(const P& p, const CUtensorMap* map_c, bool tma_store,
                                                        int& matrix, bool issuer) {
-  if (!tma_store || p.c_array == nullptr) return tma_store ? map_c : nullptr;
-  if (reinterpret_cast<uintptr_t>(p.c_array[matrix]) % 16 != 0) return nullptr;
+  if constexpr (P::kProblems) {
+    if (!tma_store) return nullptr;
+    const GemmProblem q = clamped_problem(p, matrix);
+    if (!(p.c_f32 ? problem_stores_by_tma<float>(q) : problem_stores_by_tma<typename P::C16>(q))) return nullptr;
+  } else {
+    if (!tma_store || p.c_array == nullptr) return tma_store ? map_c : nullptr;
+    if (reinterpret_cast<uintptr_t>(p.c_array[matrix]) % 16 != 0) return nullptr;
+  }
   const CUtensorMap* own = &p.matrix_maps[3 * matrix + 2];
   if (issuer) device::sm90::acquire_tensor_map(own);
   matrix = 0;
@@ -388,7 +395,11 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
   if (map == nullptr) {
     P q = p;  // the matrix's C
     const int64_t c_bytes = p.c_f32 ? sizeof(float) : sizeof(typename P::C16);
-    if (p.c_array != nullptr) {  // a pointer-array batch: pairs where this matrix's pointer allows
+    if constexpr (P::kProblems) {  // a problem: its own C, sizes and rows
+      const GemmProblem own = clamped_problem(p, matrix);
+      q.C = own.C, q.m = own.m, q.n = own.n, q.ldc = own.ldc;
+      q.c_pairs = own.ldc % 2 == 0 && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
+    } else if (p.c_array != nullptr) {  // a pointer-array batch: pairs where this matrix's pointer allows
       q.C = p.c_array[matrix];
       q.c_pairs = p.c_pairs && reinterpret_cast<uintptr_t>(q.C) % (2 * c_bytes) == 0;
     } else {
@@ -425,11 +436,12 @@ struct TileAt {
 // registers. Fused: the epilogue is applied to each tile's accumulators
 // first (device/fused_epilogue.cuh; a kernel of its own, so that plain
 // calls carry none of its registers).
-template <class T, int N, bool Fused = false, class Out, class Ops, int S, class Item>
-__device__ __forceinline__ void consume_tiles(const device::TcParams<T, Out>& p, const CUtensorMap* map_c,
+template <class T, int N, bool Fused = false, class P, class Ops, int S, class Item>
+__device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map_c,
                                               bool tma_store, const Sm90Smem<Ops, S>& smem,
                                               device::sm90::Ring<S>& ring, int consumer, int t, int first, int end,
                                               int stride, Item&& item) {
+  using Out = typename P::C16;
   using Held = HeldTile<Out, N>;
   const int row0 = consumer * 64;
   float acc[N];
