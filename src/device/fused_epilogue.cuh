@@ -34,9 +34,11 @@ __device__ __forceinline__ float2 unpack_pair(uint32_t w, __nv_bfloat16) {
 // the accumulators in the wgmma layout (4q .. 4q + 3: columns col0 + 8q + 2
 // (t % 4) and the next, two rows each) into the results. Lane L of each warp
 // holds columns col0 + 64k + 2L and the next (coalesced, N / 32 pairs), and
-// each q takes its pair from lane 4 (q % 8) + t % 4 by a shuffle. Columns
-// past C get neutral terms (their results are not stored). Each activation
-// has a loop of its own, so that none pays for another's arithmetic.
+// each q takes its pair from lane 4 (q % 8) + t % 4 by a shuffle, made
+// whether or not the call has the term (zero bias, unit scale): branches
+// around them cost more than the shuffles. Columns past C get neutral terms
+// (their results are not stored). Each activation has a loop of its own, so
+// that none pays for another's arithmetic.
 template <int N, class P>
 struct FusedEpilogue {
   static_assert(N % 32 == 0, "a warp's lanes hold the block's columns in whole pairs");
@@ -69,16 +71,13 @@ struct FusedEpilogue {
       scale_words[k] = make_float2(p.epi_alpha * (scaled && c < n ? __ldg(e.col_scale + c) : 1.0f),
                                    p.epi_alpha * (scaled && c + 1 < n ? __ldg(e.col_scale + c + 1) : 1.0f));
     }
-    const bool biased = e.bias != nullptr, scaled = e.col_scale != nullptr;
     auto each = [&](auto act) {
 #pragma unroll
       for (int q = 0; q < N / 4; ++q) {  // columns 8q + 2 (t % 4) and the next
         const int from = 4 * (q % 8) + lane % 4;
-        const float2 shift =
-            biased ? unpack_pair(__shfl_sync(~0u, bias_words[q / 8], from), BT{}) : make_float2(0.0f, 0.0f);
-        const float2 scale = scaled ? make_float2(__shfl_sync(~0u, scale_words[q / 8].x, from),
-                                                  __shfl_sync(~0u, scale_words[q / 8].y, from))
-                                    : make_float2(p.epi_alpha, p.epi_alpha);
+        const float2 shift = unpack_pair(__shfl_sync(~0u, bias_words[q / 8], from), BT{});
+        const float2 scale = make_float2(__shfl_sync(~0u, scale_words[q / 8].x, from),
+                                         __shfl_sync(~0u, scale_words[q / 8].y, from));
 #pragma unroll
         for (int i = 0; i < 4; ++i) {  // column i % 2
           float& a = acc[4 * q + i];
