@@ -55,7 +55,7 @@ int64_t parts_that_fit(int64_t rows, int64_t n) {
 }
 
 // Sets the plan's split-k: k cut into parts `depth` deep (the last shorter),
-// each part's FP32 results `rows` rows of the workspace, summed in order.
+// each part's FP32 results `rows` rows of the workspace, summed in a fixed order.
 void take_parts(LaunchPlan* p, int64_t k, int64_t depth, int64_t rows, int64_t n) {
   p->k_per_split = depth;
   p->splits = ceil_div(k, depth);
@@ -66,7 +66,7 @@ void take_parts(LaunchPlan* p, int64_t k, int64_t depth, int64_t rows, int64_t n
 
 // Split-k on a persistent kernel: k cut into parts of whole slices, each
 // (unit, part) a work item, so that few units still fill the clusters; the
-// parts go to the workspace (rows in whole units) and are summed in order.
+// parts go to the workspace (rows in whole units) and are summed in a fixed order.
 // Of the counts whose parts fit kMaxPartsBytes, those that keep every
 // accumulation chain within kMaxChainDepth (else the most parts), the fastest.
 void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int64_t units, int64_t slices,
@@ -92,7 +92,7 @@ void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k
 // with the least work (impl::split_count), at least enough parts to keep
 // every accumulation chain within kMaxChainDepth, fewer where the parts
 // would not fit kMaxPartsBytes; each part a row of blocks, its FP32 results
-// in the workspace, summed in order.
+// in the workspace, summed in a fixed order.
 void plan_tile_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k, int64_t tiles, int sms, LaunchPlan* p) {
   const int64_t most = std::min(impl::kMaxSplits, ceil_div(k, e.k_slice));
   const int64_t deep = ceil_div(k, impl::kMaxChainDepth);
@@ -374,7 +374,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
   p.operand_bytes = impl::operand_copy_bytes(a, p.copy_a, p.copy_b, p.realign_a, p.realign_b);
 
   // Step 08's split-k parts (the tensor-core steps plan theirs above, always to the workspace):
-  // each into the workspace, summed into C in part order (the same bits every run),
+  // each into the workspace, summed into C in a fixed order (the same bits every run),
   // at most kMaxPartsBytes of them (fewer parts where more would not fit; one part is plain tiles).
   // With atomics allowed they add into C instead, unless C is unaligned and large enough that
   // the sum beats element-wise atomics.

@@ -154,7 +154,7 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
                          DType c_type = DType::kF32, GroupedRows rows = {}, DeviceMatrices matrices = {},
                          int64_t count = 1);
 // C = (sum of `count` m x n FP32 parts, part z at parts + z * part_stride
-// with leading dimension ldp) + beta * C, summed in part order and rounded
+// with leading dimension ldp) + beta * C, summed in a fixed order and rounded
 // once to c_type (beta == 0 does not read C). Split-k's parts end with it.
 // after_trigger: launched as soon as the kernel that wrote the parts lets it (device::launch_after).
 cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta, void* C,

@@ -13,6 +13,10 @@ namespace {
 // The scale takes four columns per thread; the parts' sum, no faster that
 // way, keeps one (docs/ladder.md, "Step 08", split-k).
 constexpr int kColumns = 4;
+constexpr int kThreads = 256;
+// The parts' sum gives a column up to 8 threads while the output has few
+// columns (up to this many threads in all; more measured slower, H100).
+constexpr int64_t kSumThreads = int64_t(1) << 16;
 
 // Four columns of a row as one access (4 * sizeof(T) bytes).
 template <class T>
@@ -66,27 +70,34 @@ __global__ void scale_kernel(float beta, T* C, int64_t m, int64_t n, int64_t ldc
   }
 }
 
+// A warp's lanes split into `ways` groups (1, 2, 4 or 8) over the same 32 / ways
+// columns: group w adds parts w, w + ways, ...; shuffles then add the groups'
+// sums in a fixed order, so every run gives the same bits.
 template <class T>
 __global__ void sum_parts_kernel(const float* parts, int64_t count, int64_t part_stride, int64_t ldp, float beta,
-                                 T* C, int64_t m, int64_t n, int64_t ldc) {
+                                 T* C, int64_t m, int64_t n, int64_t ldc, int ways) {
   device::wait_for_prior_grid();  // the parts' kernel may still run (launch_sum_parts' after_trigger)
-  const int64_t j = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n) return;
+  const int lane = threadIdx.x % 32, columns = 32 / ways, way = lane / columns;
+  const int64_t j = (int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * columns + lane % columns;
   for (int64_t i = blockIdx.y; i < m; i += gridDim.y) {
-    const float* part = parts + i * ldp + j;
     float sum = 0.0f;
-    for (int64_t z = 0; z < count; ++z) sum += part[z * part_stride];
-    T* c = C + i * ldc + j;
-    *c = device::from_float<T>(beta == 0.0f ? sum : sum + beta * device::to_float(*c));
+    if (j < n) {
+      const float* part = parts + i * ldp + j;
+#pragma unroll 8
+      for (int64_t z = way; z < count; z += ways) sum += part[z * part_stride];
+    }
+    for (int d = columns; d < 32; d *= 2) sum += __shfl_down_sync(0xffffffffu, sum, d);
+    if (way == 0 && j < n) {
+      T* c = C + i * ldc + j;
+      *c = device::from_float<T>(beta == 0.0f ? sum : sum + beta * device::to_float(*c));
+    }
   }
 }
 
-constexpr int kThreads = 256;
-
-// Threads along a row, `columns` columns each; blocks over rows (at most kMaxGridY of them; each takes every
+// Blocks of `block_columns` columns along a row, over rows (at most kMaxGridY of them; each takes every
 // gridDim.y-th row).
-dim3 row_grid(int64_t m, int64_t n, int columns) {
-  return dim3(unsigned(device::ceil_div(n, int64_t(kThreads) * columns)), unsigned(std::min(m, device::kMaxGridY)));
+dim3 row_grid(int64_t m, int64_t n, int block_columns) {
+  return dim3(unsigned(device::ceil_div(n, int64_t(block_columns))), unsigned(std::min(m, device::kMaxGridY)));
 }
 
 }  // namespace
@@ -96,8 +107,10 @@ cudaError_t launch_sum_parts(const float* parts, int64_t count, int64_t part_str
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
-    return device::launch_after(after_trigger, sum_parts_kernel<T>, row_grid(m, n, 1), kThreads, 0, stream, parts,
-                                count, part_stride, ldp, beta, static_cast<T*>(C), m, n, ldc);
+    int ways = 1;
+    while (ways < 8 && 2 * ways <= count && 2 * ways * m * n <= kSumThreads) ways *= 2;
+    return device::launch_after(after_trigger, sum_parts_kernel<T>, row_grid(m, n, kThreads / ways), kThreads, 0,
+                                stream, parts, count, part_stride, ldp, beta, static_cast<T*>(C), m, n, ldc, ways);
   });
 }
 
@@ -107,7 +120,7 @@ cudaError_t launch_scale(float beta, void* C, int64_t m, int64_t n, int64_t ldc,
   if (m == 0 || n == 0) return cudaSuccess;
   return device::with_type(c_type, [&](auto t) {
     using T = decltype(t);
-    dim3 grid = row_grid(m, n, kColumns);
+    dim3 grid = row_grid(m, n, kThreads * kColumns);
     const int64_t walked = matrices.c_array != nullptr || matrices.problems != nullptr ? count : 1;
     for (int64_t first = 0; first < walked; first += device::kMaxGridZ) {
       grid.z = unsigned(std::min(device::kMaxGridZ, walked - first));

@@ -32,7 +32,7 @@ cudaError_t stream_k_work(const LaunchPlan& plan, cudaStream_t stream, StreamKWo
 // Split-k on the tensor-core kernels: *out is the call a kernel runs for
 // the plan's parts (C: the parts in the workspace, FP32, plan.part_rows rows
 // each, beta = 0; alpha stays in the parts), or the call itself without
-// parts; sum_split_parts then adds the parts in order into the call's C
+// parts; sum_split_parts then adds the parts in a fixed order into the call's C
 // (after_trigger: as launch_sum_parts).
 cudaError_t split_parts_output(const GemmArgs& call, const LaunchPlan& plan, cudaStream_t stream, GemmArgs* out);
 cudaError_t sum_split_parts(const GemmArgs& call, const LaunchPlan& plan, const GemmArgs& out, cudaStream_t stream,

@@ -44,9 +44,12 @@ cudaError_t encode_map(CUtensorMap* map, const void* base, DType dtype, int rank
                                    : is_fp8(dtype)        ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                    : tf32                 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32
                                                           : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  // Rows that start off a 128-byte line make every 128-byte box row touch two lines; promoting
+  // each miss to 256 bytes then fills lines the box never reads (docs/ladder.md, step 14).
+  const CUtensorMapL2promotion promotion =
+      strides[0] % 128 == 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
   const CUresult r = encode(map, type, cuuint32_t(rank), const_cast<void*>(base), dims, strides, box, element_strides,
-                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   g_last_result = r;
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }

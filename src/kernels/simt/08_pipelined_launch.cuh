@@ -42,7 +42,7 @@ cudaError_t launch_pipelined(const GemmArgs& call, const LaunchPlan& plan, cudaS
     }
   }
   // One block per tile and part of k. Each part stores into its own aligned
-  // matrix in the workspace, summed into C in part order afterwards (C is
+  // matrix in the workspace, summed into C in a fixed order afterwards (C is
   // written last, and the same bits every run), or, where the plan allows
   // atomics, the parts add into C (scaled by beta first). One part: plain tiles.
   const int64_t splits = SplitK ? plan.splits : 1, per_split = SplitK ? plan.k_per_split : args.k;
