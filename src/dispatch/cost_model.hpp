@@ -21,13 +21,15 @@ namespace tessel::impl {
 // min_gain, the fraction of the whole-units time sharing must save;
 // min_run, the fewest shared k-slices per cluster; shared_slowdown, how much
 // longer a shared slice takes than a whole unit's; full_waves_shared, how
-// many full waves before the remainder are shared with it.
+// many full waves before the remainder are shared with it; max_pieces, the
+// most runs one unit is cut across (0: any).
 struct StreamKCost {
   int fixup_slices;
   double min_gain;
   int min_run;
   double shared_slowdown;
   int full_waves_shared;
+  int max_pieces = 0;
 };
 // Step 15: 64-deep wgmma slices, 128 KiB handed over per CTA, the last full wave shared with the remainder.
 constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
@@ -36,9 +38,11 @@ constexpr StreamKCost kWgmmaStreamK{10, 0.05, 4, 0.0, 1};
 // costs about 15 slices (H100, bf16 m <= 512 of the LLM and skinny suites).
 constexpr StreamKCost kSoloWgmmaStreamK{15, 0.05, 4, 0.0, 1};
 // Step 08's cp.async stream-K (16-deep slices): only the remainder is shared; a shared slice is 10% slower.
-constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0};
+// A unit's owner adds its hand-overs one after another: a 64 x 64 x 65536 call cut one 128 x 256 tile into 265
+// runs and took 7x cuBLAS's time (H100), where split-k's 64 x 64 tiles run at 0.97x; so at most 8 runs a unit.
+constexpr StreamKCost kSimtStreamK{1, 0.03, 16, 0.1, 0, 8};
 // Step 08's TMA loop (32-deep slices): shared slices 5% slower, sharing where it saves 1%.
-constexpr StreamKCost kSimtTmaStreamK{1, 0.01, 16, 0.05, 0};
+constexpr StreamKCost kSimtTmaStreamK{1, 0.01, 16, 0.05, 0, 8};
 
 // Slices the busiest cluster works through when every unit goes whole.
 inline int64_t whole_units_slices(int64_t units, int64_t slices, int clusters) {
@@ -61,7 +65,10 @@ inline StreamKPlan plan_stream_k(int64_t units, int64_t slices, int clusters, in
   StreamKPlan shared;
   shared.whole = int(whole_waves * clusters);
   shared.shared_slices = int((units - shared.whole) * slices);
-  shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / cost.min_run, 1, clusters));
+  // Runs of at least cost.min_run slices, and long enough that no unit is cut across more than max_pieces.
+  const int64_t min_run =
+      std::max<int64_t>(cost.min_run, cost.max_pieces > 1 ? (slices + cost.max_pieces - 2) / (cost.max_pieces - 1) : 1);
+  shared.sharing = int(std::clamp<int64_t>(shared.shared_slices / min_run, 1, clusters));
   const int64_t run = (shared.shared_slices + shared.sharing - 1) / shared.sharing;
   const int64_t pieces = (slices + run - 1) / run + 1;  // most runs one unit is cut across
   const auto time = int64_t(double(shared.whole / clusters * slices) + double(run) * (1.0 + cost.shared_slowdown) +

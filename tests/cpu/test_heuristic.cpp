@@ -116,6 +116,21 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
   EXPECT_EQ(pick(1536, 1536, 1536, true, 132, 80), "pipelined_128x256_streamk");
 }
 
+// A unit's owner adds its hand-overs one after another, so step 08's stream-K
+// cuts no unit into more than 8 runs: one 128x256 tile 65536 deep is shared
+// by 7 blocks, not every slot, and split-k's 64x64 tiles take the call
+// (the 265-run plan measured 7x cuBLAS's time, H100).
+TEST(Heuristic, Step08StreamKCutsAUnitIntoFewRuns) {
+  for (const tessel::impl::StreamKCost& cost : {tessel::impl::kSimtStreamK, tessel::impl::kSimtTmaStreamK}) {
+    const int64_t slices = 65536 / 16;
+    const tessel::impl::StreamKPlan p = tessel::impl::plan_stream_k(1, slices, 264, nullptr, cost);
+    ASSERT_GT(p.sharing, 0);
+    const int64_t run = (p.shared_slices + p.sharing - 1) / p.sharing;
+    EXPECT_LE((slices + run - 1) / run + 1, cost.max_pieces);
+  }
+  for (int cc : {80, 90}) EXPECT_EQ(pick(64, 64, 65536, true, 132, cc), "pipelined_64x64_splitk") << cc;
+}
+
 // On Hopper, step 08's 128x256 tiles on the TMA-fed loop with 32-deep
 // slices (pipelined_128x256_streamk_tma): whole tiles 2.5-3% faster than
 // pipelined_128x256's (its entry's speed, 1.02), and stream-K sharing the
