@@ -118,7 +118,7 @@ TEST(Heuristic, SmallOutputsSplitKIntoShallowParts) {
 
 // A unit's owner adds its hand-overs one after another, so step 08's stream-K
 // cuts no unit into more than 8 runs: one 128x256 tile 65536 deep is shared
-// by 7 blocks, not every slot, and split-k's 64x64 tiles take the call
+// by 6 blocks, not every slot, and split-k's 64x64 tiles take the call
 // (the 265-run plan measured 7x cuBLAS's time, H100).
 TEST(Heuristic, Step08StreamKCutsAUnitIntoFewRuns) {
   for (const tessel::impl::StreamKCost& cost : {tessel::impl::kSimtStreamK, tessel::impl::kSimtTmaStreamK}) {
