@@ -161,6 +161,20 @@ constexpr int64_t kSmallMFmaOpNMaxM = 4;
 constexpr int64_t kSmallMFmaOpNMinK = 1024;
 constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 18;
 
+// ---- step 18: shallow k -----------------------------------------------------
+
+// The deepest k auto-dispatch runs step 18 at, by precision: where it measured faster than the
+// tiles (H100, weight-gradient shapes of 512-32768 x 512-8192, k = 1-16): with FP32 C, up to 16
+// deep against step 08's FP32 tiles, 8 against tf32's wgmma, 4 against 16-bit inputs' wgmma; with
+// 16-bit C never (it writes 1.2-1.5 TB/s there, the wgmma tiles more).
+constexpr int64_t shallow_max_k(const Precision& p) {
+  if (p.c != DType::kF32) return 0;
+  if (p.ab != DType::kF32) return 4;
+  return p.compute == Compute::kTF32 ? 8 : 16;
+}
+// And over at least this many columns (a warp's lanes take 128).
+constexpr int64_t kShallowMinN = 64;
+
 // ---- step 08: split-k -------------------------------------------------------
 
 // A step-08 configuration as the cost model sees it (the tiles themselves

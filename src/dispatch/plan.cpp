@@ -230,6 +230,13 @@ bool small_mma_pays(const GemmArgs& a) {
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
 
+// Step 18 where it measured faster than the tiles: k of a few values (C written at
+// nearly the copy's speed), more rows than step 16 takes, a single matrix.
+bool shallow_k_pays(const GemmArgs& a) {
+  return a.k <= impl::shallow_max_k(a.precision) && a.m > impl::kSmallMMaxM && a.n >= impl::kShallowMinN &&
+         a.batch <= 1 && !impl::grouped(a) && !impl::device_matrices(a);
+}
+
 // tf32 on the wgmma kernels with A read from registers where it is MN-major (swaps_operands).
 bool tf32_registers(const KernelEntry& e, const GemmArgs& a) {
   return e.copies == Copies::kKMajor && a.precision.compute == Compute::kTF32 && !impl::grouped(a) &&
@@ -255,6 +262,7 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
   if (tf32_copies_b_for_few_rows(e, a)) return false;
   if (e.swaps) return swapped_tiles_pay(a);
+  if (e.shallow_k) return shallow_k_pays(a);
   if (e.small_m_mma) return small_mma_pays(a);
   if (e.info.max_m > 0) return a.precision.compute == Compute::kF32 && fp32_stream_pays(a);  // the FP32 stream
   return true;
@@ -324,6 +332,7 @@ LaunchPlan make_plan(const KernelEntry& entry, const GemmArgs& a, int sms, Reali
   } else {
     p = plan_schedule(*e, a.m, a.n, a.k, sms, nullptr, batch);
     p.launch = e->launch;
+    if (e->shallow_k) p.clusters = sms * impl::kShallowBlocksPerSm;  // blocks that walk the tiles
   }
 
   // Whole tiles: the groups fill the GPU; a pointer-array batch's matrices, or problems, are known on the

@@ -200,6 +200,21 @@ KernelEntry swapped(const char* name, const char* summary) {
   return e;
 }
 
+// Step 18 for every input type but FP8 (FP32 multiply-adds, tf32 calls too): any op, any alignment, one
+// matrix; any k by name (staged in chunks), auto-dispatch's where k is shallow (plan.cpp, shallow_k_pays).
+KernelEntry shallow_k(const char* name, const char* summary) {
+  std::vector<Precision> precisions{Precision{}};
+  for (DType ab : {DType::kF32, DType::kF16, DType::kBF16}) {
+    for (const Precision& p : tensor_precisions(ab)) precisions.push_back(p);
+  }
+  KernelInfo info{name, 18, summary, precisions, kSm80, 1, 1,
+                  "any m, n, k (fast where k is a few values); any op; no alignment needs; one matrix",
+                  impl::shallow_rows(4), impl::shallow_columns(4)};  // FP32 C (16-bit C: 32 x 256)
+  KernelEntry e{info, impl::launch_shallow_k};
+  e.shallow_k = true;
+  return e;
+}
+
 }  // namespace
 
 const std::vector<KernelEntry>& registry() {
@@ -330,6 +345,9 @@ const std::vector<KernelEntry>& registry() {
           "1x128 / 128x128 block scales"),
       cluster<Cluster128x192, DType::kE4M3>("wgmma_cluster_e4m3_128x192", 17, "step 17, 128x192 tiles"),
       cluster<Fp8Cluster128x128, DType::kE5M2>("wgmma_cluster_e5m2_128x128", 17, "step 17 for e5m2 inputs"),
+      shallow_k("shallow_64x128_any",
+                "shallow k (an outer product): A and B staged as FP32, two blocks an SM walking 64x128 tiles "
+                "(32x256 for 16-bit C), each lane storing 16 bytes of a row; bound by C's writes"),
   };
   return table;
 }

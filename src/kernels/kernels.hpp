@@ -130,6 +130,18 @@ constexpr int64_t small_mma_columns(int k_groups, Op op_b, int64_t m, size_t byt
 template <DType AB>
 cudaError_t launch_small_m_mma(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 
+// Step 18: shallow k (kernels/shallow/18_shallow_k.cu), f32, f16 and bf16 inputs, any op and
+// alignment, one matrix: each lane of a block's kShallowWarps warps stores 16 bytes of a row
+// of C and keeps kShallowLaneValues sums (its rows times its columns); k is staged
+// kShallowChunkK values at a time; FP32 multiply-adds.
+constexpr int kShallowWarps = 8;
+constexpr int kShallowLaneValues = 32;
+constexpr int kShallowChunkK = 16;
+constexpr int kShallowBlocksPerSm = 2;  // compiled to fit; the plan's grid (LaunchPlan::clusters) fills them
+constexpr int shallow_columns(size_t c_bytes) { return 32 * int(16 / c_bytes); }
+constexpr int shallow_rows(size_t c_bytes) { return kShallowWarps * kShallowLaneValues / int(16 / c_bytes); }
+cudaError_t launch_shallow_k(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
+
 // The rows of C a grouped GEMM writes (GemmArgs::group_offsets, non-decreasing:
 // rows offsets[0] .. offsets[groups] - 1, clamped to 0..m; or group_counts:
 // row i if i % capacity < counts[i / capacity], clamped); neither: every row.

@@ -762,6 +762,43 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   EXPECT_FALSE(p.copy_a || p.copy_b);
 }
 
+// Step 18 takes shallow k where C is FP32, by precision up to the depth where it measured faster than
+// the tiles (16 for FP32 multiply-adds, 8 for tf32, 4 for 16-bit inputs); never with 16-bit C, at m <= 16
+// (step 16's), over few columns, or for batches and groups; its plan's grid fills two blocks an SM.
+TEST(Heuristic, ShallowKWritesFp32COnCudaCores) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("shallow_64x128_any");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->info.ladder_step, 18);
+  auto with = [](DType ab, DType c, Compute compute, int64_t m, int64_t n, int64_t k) {
+    GemmArgs a = call(ab, c, m, n, k);
+    a.precision.compute = compute;
+    a.opA = Op::T, a.opB = Op::N, a.lda = m, a.ldb = n;  // a weight gradient: x^T dy
+    return a;
+  };
+  auto takes = [&](DType ab, DType c, Compute compute, int64_t m, int64_t n, int64_t k) {
+    return auto_candidate(*e, with(ab, c, compute, m, n, k));
+  };
+  EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 16));
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 17));
+  EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 8));
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 16));
+  EXPECT_TRUE(takes(DType::kBF16, DType::kF32, Compute::kF32, 32768, 512, 4));
+  EXPECT_FALSE(takes(DType::kBF16, DType::kF32, Compute::kF32, 32768, 512, 8));
+  EXPECT_TRUE(takes(DType::kF16, DType::kF32, Compute::kF32, 1536, 7168, 1));
+  EXPECT_FALSE(takes(DType::kBF16, DType::kBF16, Compute::kF32, 8192, 8192, 1));  // 16-bit C: the wgmma tiles
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 16, 4096, 4));      // step 16's rows
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 32, 4));      // few columns
+  GemmArgs batch = with(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 4);
+  batch.batch = 2, batch.stride_a = 4 * 4096, batch.stride_b = 4 * 4096, batch.stride_c = 4096 * 4096;
+  EXPECT_FALSE(auto_candidate(*e, batch));
+  EXPECT_FALSE(e->info.batched || e->info.grouped || e->info.pointer_array);
+  const impl::LaunchPlan p = make_plan(*e, with(DType::kF32, DType::kF32, Compute::kF32, 8192, 8192, 4), 132);
+  EXPECT_EQ(p.clusters, 132 * impl::kShallowBlocksPerSm);
+  EXPECT_EQ(p.splits, 1);
+  EXPECT_EQ(p.workspace_bytes(), 0u);
+}
+
 // tf32 on the wgmma tiles: A stored MN-major is read into registers, so (N, T) and (T, T) copy nothing;
 // (N, N) runs swapped (Cᵀ = Bᵀ·Aᵀ, planned as the (n, m) call) where k >= 3m / 4, else copies B, as
 // (T, N) does (not at 128 rows or fewer: step 10 reads B as it is); grouped GEMMs copy both (the swap

@@ -65,7 +65,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
     EXPECT_EQ(k.runs_on(80), !sm90) << k.name;
     EXPECT_EQ(k.runs_on(100), !sm90) << k.name;
   }
-  EXPECT_EQ(ks.back().ladder_step, 17);
+  EXPECT_EQ(ks.back().ladder_step, 18);
   // Step 16 (small m): m <= 16; its tensor-core kernels (the swapped wgmma tiles too) and the FP32
   // stream for FP32 inputs in auto-dispatch, the stream for 16-bit inputs by name only; every other
   // kernel any m and in auto-dispatch.
