@@ -178,7 +178,8 @@ cudaError_t launch_typed(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
   const int64_t tiles = device::ceil_div(a.m, Tl::kRows) * tiles_n;
   const bool c_rows16 = a.ldc % Tl::kV == 0 && reinterpret_cast<uintptr_t>(a.C) % 16 == 0;
   const bool a_t = a.opA == Op::T, b_t = a.opB == Op::T;
-  const int64_t grid = std::min<int64_t>(plan.clusters > 0 ? plan.clusters : tiles, std::min<int64_t>(tiles, INT32_MAX));
+  const int64_t most = std::min<int64_t>(tiles, INT32_MAX);  // a 1D grid's limit
+  const int64_t grid = plan.clusters > 0 ? std::min<int64_t>(most, plan.clusters) : most;
   return device::launch(shallow_k_kernel<T, Out>, dim3(unsigned(grid)), kThreads, 0, stream, p, tiles_n, tiles, a_t,
                         b_t, c_rows16);
 }
