@@ -4,13 +4,16 @@
 // the call is bound by how fast C is written (a weight gradient over a few
 // tokens: m x n = the weight, k = the tokens), and a tensor-core tile spends
 // its time loading a k-slice padded to 64 and in its epilogue, with one
-// block an SM. Here many small blocks keep the stores in flight:
+// block an SM. Here the stores are kept in flight:
 //  - each lane stores 16 bytes of a row of C (4 FP32 or 8 16-bit values), a
 //    warp 512 bytes, and keeps kShallowLaneValues sums: a block of
 //    kShallowWarps warps takes 64 x 128 values of FP32 C, 32 x 256 of 16-bit C;
 //  - the tile's rows of A and columns of B are staged in shared memory as
-//    FP32, kShallowChunkK values of k at a time, every load of a chunk issued
-//    before any is stored (any op, any alignment: element by element);
+//    FP32, kShallowChunkK values of k at a time (any op, any alignment:
+//    element by element);
+//  - kShallowBlocksPerSm blocks an SM walk the tiles, each issuing the next
+//    chunk's loads (of its tile, or of its next tile) before this chunk's
+//    multiply-adds and the tile's stores, so that their latency hides;
 //  - FP32 multiply-adds for every input type (tf32 calls are computed in
 //    FP32), rounded once to C's type; where C's rows are not in 16-byte
 //    units, element by element.
@@ -26,7 +29,7 @@ namespace {
 
 constexpr int kThreads = kShallowWarps * 32;
 constexpr int kChunk = kShallowChunkK;
-static_assert(kChunk % 4 == 0, "k in steps of 4 (a float4 of A's row)");
+static_assert(kChunk % 4 == 0, "the multiply-adds take k four values at a time");
 
 // The tile of a block for C of type Out: a lane's kV columns of kRowsPerWarp rows.
 template <class Out>
