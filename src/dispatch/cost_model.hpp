@@ -163,14 +163,17 @@ constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 18;
 
 // ---- step 18: shallow k -----------------------------------------------------
 
-// The deepest k auto-dispatch runs step 18 at, by precision: where it measured faster than the
-// tiles (H100, weight-gradient shapes of 512-32768 x 512-8192, k = 1-16): with FP32 C, up to 16
-// deep against step 08's FP32 tiles, 8 against tf32's wgmma, 2 against 16-bit inputs' wgmma (at 4
-// it lost 0.4-0.9% over the suites' calls); with 16-bit C never (it writes 1.2-1.5 TB/s there).
-constexpr int64_t shallow_max_k(const Precision& p) {
+// The deepest k auto-dispatch runs step 18 at, by precision and outputs (m n): where it measured faster
+// than the tiles (H100, weight-gradient shapes of 512-32768 x 512-8192, k = 1-32): with FP32 C, up to
+// 16 deep against step 08's FP32 tiles; 16 against tf32's wgmma below kShallowTf32WideOutputs values
+// (at 4096 x 4096 x 16 the tiles were faster), else 8; 2 against 16-bit inputs' wgmma (at 4 it lost
+// 0.4-0.9% over the suites' calls); with 16-bit C never (it writes 1.2-1.5 TB/s there).
+constexpr int64_t kShallowTf32WideOutputs = int64_t(1) << 24;
+constexpr int64_t shallow_max_k(const Precision& p, int64_t outputs) {
   if (p.c != DType::kF32) return 0;
   if (p.ab != DType::kF32) return 2;
-  return p.compute == Compute::kTF32 ? 8 : 16;
+  if (p.compute == Compute::kTF32) return outputs < kShallowTf32WideOutputs ? 16 : 8;
+  return 16;
 }
 // And over at least this many columns (a warp's lanes take 128).
 constexpr int64_t kShallowMinN = 64;

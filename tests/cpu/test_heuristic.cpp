@@ -763,7 +763,7 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
 }
 
 // Step 18 takes shallow k where C is FP32, by precision up to the depth where it measured faster than
-// the tiles (16 for FP32 multiply-adds, 8 for tf32, 2 for 16-bit inputs); never with 16-bit C, at m <= 16
+// the tiles (16 for FP32 multiply-adds, 16 or 8 for tf32, 2 for 16-bit inputs); never with 16-bit C, at m <= 16
 // (step 16's), over few columns, or for batches and groups; its plan's grid fills two blocks an SM.
 TEST(Heuristic, ShallowKWritesFp32COnCudaCores) {
   using namespace tessel;
@@ -781,8 +781,10 @@ TEST(Heuristic, ShallowKWritesFp32COnCudaCores) {
   };
   EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 16));
   EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 17));
-  EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 8));
-  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 16));
+  EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 16));
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kTF32, 576, 7168, 17));
+  EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kTF32, 4096, 4096, 8));  // wide: 8 deep at most
+  EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kTF32, 4096, 4096, 16));
   EXPECT_TRUE(takes(DType::kBF16, DType::kF32, Compute::kF32, 32768, 512, 2));
   EXPECT_FALSE(takes(DType::kBF16, DType::kF32, Compute::kF32, 32768, 512, 4));
   EXPECT_TRUE(takes(DType::kF16, DType::kF32, Compute::kF32, 1536, 7168, 1));
