@@ -233,8 +233,9 @@ bool small_mma_pays(const GemmArgs& a) {
 // Step 18 where it measured faster than the tiles: k of a few values (C written at
 // nearly the copy's speed), more rows than step 16 takes, a single matrix.
 bool shallow_k_pays(const GemmArgs& a) {
-  return a.k <= impl::shallow_max_k(a.precision, a.m * a.n) && a.m > impl::kSmallMMaxM && a.n >= impl::kShallowMinN &&
-         a.batch <= 1 && !impl::grouped(a) && !impl::device_matrices(a);
+  const bool shallow = a.k <= impl::shallow_max_k(a.precision, a.m * a.n);
+  return shallow && a.m > impl::kSmallMMaxM && a.n >= impl::kShallowMinN && a.batch <= 1 && !impl::grouped(a) &&
+         !impl::device_matrices(a);
 }
 
 // tf32 on the wgmma kernels with A read from registers where it is MN-major (swaps_operands).

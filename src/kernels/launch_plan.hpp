@@ -123,7 +123,7 @@ using LaunchFn = cudaError_t (*)(const GemmArgs&, const LaunchPlan&, cudaStream_
 // Everything decided for one call.
 struct LaunchPlan {
   LaunchFn launch = nullptr;  // the entry's launcher, or the configuration dispatch resolved it to
-  int clusters = 0;  // persistent kernels (and step 18): the clusters (single blocks: blocks) that walk the tiles
+  int clusters = 0;           // persistent kernels, step 18: the clusters (single blocks: blocks) that walk the tiles
   int64_t splits = 1;         // split-k: k cut into this many parts ...
   int64_t k_per_split = 0;    // ... of this depth (whole k-slices); k itself without split-k
   int64_t part_rows = 0;      // split-k: rows of each part in the workspace (m, or m in whole tiles)
