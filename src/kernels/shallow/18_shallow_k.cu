@@ -199,12 +199,8 @@ cudaError_t launch_for_c(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
 
 cudaError_t launch_shallow_k(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
   if (a.batch > 1 || grouped(a) || device_matrices(a)) return cudaErrorInvalidValue;
-  switch (a.precision.ab) {
-    case DType::kF32: return launch_for_c<float>(a, plan, stream);
-    case DType::kF16: return launch_for_c<__half>(a, plan, stream);
-    case DType::kBF16: return launch_for_c<__nv_bfloat16>(a, plan, stream);
-    default: return cudaErrorInvalidValue;
-  }
+  if (is_fp8(a.precision.ab)) return cudaErrorInvalidValue;
+  return device::with_type(a.precision.ab, [&](auto t) { return launch_for_c<decltype(t)>(a, plan, stream); });
 }
 
 }  // namespace tessel::impl
