@@ -117,9 +117,12 @@ constexpr int64_t kTf32CopyBMinM = 128;
 
 // ---- step 16: small m ---------------------------------------------------------
 
-// Blocks an SM should hold so that enough of B's loads are in flight: the
-// columns' blocks times the parts k is split into.
+// The blocks an SM holds of the FP32 stream where the GPU cannot be asked (the kernel's occupancy
+// at m = 1; at m = 16 it is 2).
 constexpr int64_t kSmallMBlocksPerSm = 4;
+// What a block of the FP32 stream costs beyond its chunks of k (staging, the warps' sums, the stores),
+// in chunks: the plan's parts trade it against the last wave's idle SMs.
+constexpr double kSmallMBlockChunks = 0.5;
 // Step 16 on tensor cores: a block's warps split k while each keeps at least
 // kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;

@@ -139,14 +139,29 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   return p;
 }
 
-// Step 16: k split into whole staged chunks until the columns' blocks times
-// the parts reach kSmallMBlocksPerSm an SM.
+// Step 16: k split into whole staged chunks, as many parts as take the least time: the columns' blocks
+// times the parts run in waves of the blocks the SMs hold at once, each wave a part's chunks long plus
+// a block's own cost (kSmallMBlockChunks); the fewest parts among equals.
 LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
   LaunchPlan p;
   p.k_per_split = a.k;
   const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::small_m_columns_n(size_of(a.precision.ab));
-  take_small_m_parts(&p, e, a, ceil_div(impl::kSmallMBlocksPerSm * sms, ceil_div(a.n, columns)));
+  const int64_t blocks = ceil_div(a.n, columns);
+  int per_sm = 0;
+  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, &per_sm) != cudaSuccess || per_sm < 1) {
+    per_sm = impl::kSmallMBlocksPerSm;
+  }
+  const int64_t slots = int64_t(per_sm) * sms, chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);
+  const int64_t most = std::min({impl::kMaxSplits, chunks, parts_that_fit(a.m, a.n)});
+  int64_t best = 1;
+  double best_time = 0.0;
+  for (int64_t s = 1; s <= most; ++s) {
+    const int64_t depth = ceil_div(chunks, s), parts = ceil_div(chunks, depth);
+    const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
+    if (s == 1 || time < best_time) best = parts, best_time = time;
+  }
+  take_small_m_parts(&p, e, a, best);
   return p;
 }
 

@@ -168,6 +168,7 @@ KernelEntry small_m(const char* name, const char* summary) {
   info.split_k = true;
   KernelEntry e{info, impl::launch_small_m<AB>};
   e.k_slice = impl::kSmallMChunkK;
+  e.small_m_resident = impl::resident_small_m<AB>;
   return e;
 }
 

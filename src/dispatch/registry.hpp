@@ -39,6 +39,8 @@ struct KernelEntry {
   impl::SimtShape four_warps_simt{};
   // A persistent kernel's clusters (blocks) that the GPU runs at once; the plan's grid.
   impl::ResidentFn resident = nullptr;
+  // Step 16's blocks an SM holds of the kernel a call launches: the plan's waves.
+  impl::SmallMResidentFn small_m_resident = nullptr;
   // A registered kernel that takes the calls this one cannot (TMA's 32-bit
   // coordinates, a 2D grid's rows): dispatch plans those on it instead.
   const char* fallback = nullptr;

@@ -848,6 +848,22 @@ TEST(Heuristic, Tf32TilesSwapOrCopyOnlyBNotTransposed) {
   EXPECT_TRUE(g.copy_b && !g.copy_a);
 }
 
+// The FP32 stream's parts of k run in waves of the blocks the SMs hold at once: 576 blocks of columns
+// (18432 of them) take two parts where an SM holds two blocks (m = 16), seven where it holds four, and
+// a whole wave's 264 blocks take k whole.
+TEST(Heuristic, SmallMPartsFillWholeWaves) {
+  using namespace tessel;
+  KernelEntry e = *find_entry("gemv_16x32");
+  e.small_m_resident = [](Op, int64_t, int* blocks) { return *blocks = 2, cudaSuccess; };
+  const GemmArgs wide = call(DType::kF32, DType::kF32, 16, 18432, 7168);
+  EXPECT_EQ(make_plan(e, wide, 132).splits, 2);
+  EXPECT_EQ(make_plan(e, call(DType::kF32, DType::kF32, 16, 264 * impl::kSmallMColumnsT, 7168), 132).splits, 1);
+  e.small_m_resident = [](Op, int64_t, int* blocks) { return *blocks = 4, cudaSuccess; };
+  EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
+  e.small_m_resident = [](Op, int64_t, int*) { return cudaErrorNoDevice; };  // unknown: kSmallMBlocksPerSm
+  EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
+}
+
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
 TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   using namespace tessel;

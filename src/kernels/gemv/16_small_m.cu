@@ -185,6 +185,18 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
   }
 }
 
+// f(kernel) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM) and B with op op_b.
+template <class T, class F>
+cudaError_t with_kernel(int64_t m, Op op_b, F&& f) {
+  auto go = [&](auto rows) {
+    constexpr int MT = decltype(rows)::value;
+    return op_b == Op::T ? f(small_m_bt_kernel<T, MT>) : f(small_m_bn_kernel<T, MT>);
+  };
+  return m == 1   ? go(std::integral_constant<int, 1>{})
+         : m <= 4 ? go(std::integral_constant<int, 4>{})
+                  : go(std::integral_constant<int, kSmallMMaxM>{});
+}
+
 }  // namespace
 
 template <DType AB>
@@ -192,27 +204,30 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
+  const int64_t columns = a.opB == Op::T ? int64_t(kSmallMColumnsT) : small_m_columns_n(sizeof(T));
+  const unsigned blocks = unsigned(device::ceil_div(a.n, columns));
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
-    auto go = [&](auto rows) {
-      constexpr int MT = decltype(rows)::value;
-      if (a.opB == Op::T) {
-        const int64_t blocks = device::ceil_div(a.n, int64_t(kSmallMColumnsT));
-        return device::launch(small_m_bt_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
-                              a_t);
-      }
-      const int64_t blocks = device::ceil_div(a.n, small_m_columns_n(sizeof(T)));
-      return device::launch(small_m_bn_kernel<T, MT>, dim3(unsigned(blocks), parts), kThreads, 0, stream, p, part,
-                            a_t);
-    };
-    return a.m == 1   ? go(std::integral_constant<int, 1>{})
-           : a.m <= 4 ? go(std::integral_constant<int, 4>{})
-                      : go(std::integral_constant<int, kSmallMMaxM>{});
+    return with_kernel<T>(a.m, a.opB, [&](auto kernel) {
+      return device::launch(kernel, dim3(blocks, parts), kThreads, 0, stream, p, part, a_t);
+    });
   });
+}
+
+template <DType AB>
+cudaError_t resident_small_m(Op op_b, int64_t m, int* blocks) {
+  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, [&](auto kernel) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kThreads, 0);
+  });
+  if (err != cudaSuccess) cudaGetLastError();  // returned, not left pending
+  return err;
 }
 
 template cudaError_t launch_small_m<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
+template cudaError_t resident_small_m<DType::kF32>(Op, int64_t, int*);
+template cudaError_t resident_small_m<DType::kF16>(Op, int64_t, int*);
+template cudaError_t resident_small_m<DType::kBF16>(Op, int64_t, int*);
 
 }  // namespace tessel::impl
