@@ -323,7 +323,7 @@ const std::vector<KernelEntry>& registry() {
                                        "wgmma_f16_64x128_streamk on 64x64 tiles, 12 stages (m up to 512: a wave of small tiles)"),
       stream_k<Solo64x64, DType::kBF16>("wgmma_bf16_64x64_streamk", "wgmma_f16_64x64_streamk for bf16 inputs"),
       small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
-                                         "multiply-adds, k split for enough loads in flight; m <= 16"),
+                                         "multiply-adds, k split into parts that fill whole waves; m <= 16"),
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
       small_m<DType::kBF16>("gemv_bf16_16x32", "step 16 for bf16 inputs"),
       small_m_mma<DType::kF16>("gemv_mma_f16_16x16_any",
