@@ -31,6 +31,7 @@ static_assert(kStoreBoxes * 32 == device::sm90::kWarpgroup, "a store box per war
 template <class Cfg, class T, bool TA, bool TB>
 struct Sm90Operands {
   static constexpr int kCluster = Cfg::kCluster;  // CTAs that share the loads of B
+  static constexpr int kConsumers = Cfg::kConsumers;  // warpgroups that multiply
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice

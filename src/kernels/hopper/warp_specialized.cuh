@@ -86,9 +86,10 @@ struct NoHook {
 // thread: 2N columns), over `slices` k-slices from the ring (slices >= 1).
 // Keeps one slice of wgmmas in flight: the stage of slice kt - 1 is released
 // once slice kt is issued and kt - 1 has completed (tf32's A from registers:
-// each slice completes before the next one's fragments are loaded, which
-// ptxas would otherwise serialize; the other consumer warpgroup keeps the
-// tensor cores busy meanwhile). `signals`: this thread
+// with two consumer warpgroups each slice completes before the registers of
+// its fragments are loaded again, the other warpgroup keeping the tensor
+// cores busy meanwhile; with one, two sets of fragments take turns, so that
+// a slice's loads run under the last slice's wgmmas). `signals`: this thread
 // arrives on the empty barriers for its warpgroup. hook(c), c = 0..Hooks-1,
 // runs while the wgmmas of slice c run (after the last slice if there are
 // fewer): other work for the warpgroup that does not touch acc.
@@ -116,6 +117,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
   constexpr bool kPromote = sizeof(T) == 1;
   float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
   using A = typename Ops::A;
+  uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
   auto slice = [&] {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
     if constexpr (kPromote) {
@@ -130,7 +132,18 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 #pragma unroll
       for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
     } else {
-      if constexpr (A::kRegisters) {  // the fragments are read until the slice completes
+      if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
+        auto from = [&](uint32_t (&f)[sm90::kSliceSteps][4]) {
+          sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
+          sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
+        };
+        if (kt % 2 == 0) {
+          from(fragments[0]);
+        } else {
+          from(fragments[1]);
+        }
+        sm90::wgmma_wait<1>();
+      } else if constexpr (A::kRegisters) {  // the fragments are read until the slice completes
         uint32_t f[sm90::kSliceSteps][4];
         sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
         sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
