@@ -6,7 +6,7 @@
 Prints a markdown table: per precision and shape, the kernel each build ran,
 the median over rounds of each build's median time, new/old, and each build's
 ratio to the cuBLAS timed beside it in the same rows. --plot draws those two
-ratios side by side.
+ratios side by side (over 40 rows: each row's old ratio against its new one).
 """
 import csv
 import statistics
