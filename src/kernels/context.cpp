@@ -2,6 +2,10 @@
 
 #include <cuda.h>
 
+#include <map>
+#include <mutex>
+#include <utility>
+
 namespace tessel::impl {
 namespace {
 
@@ -34,6 +38,22 @@ cudaError_t current_context(uint64_t* id) {
   unsigned long long value = 0;
   if (get_id(ctx, &value) != CUDA_SUCCESS) return cudaErrorContextIsDestroyed;
   *id = value;
+  return cudaSuccess;
+}
+
+cudaError_t cached_in_context(const void* key, int* value, const std::function<cudaError_t(int*)>& compute) {
+  static std::mutex mutex;
+  static std::map<std::pair<const void*, uint64_t>, int> cache;  // (key, context) -> value
+  uint64_t context = 0;
+  if (cudaError_t err = current_context(&context); err != cudaSuccess) return err;
+  const std::pair<const void*, uint64_t> at{key, context};
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (auto it = cache.find(at); it != cache.end()) return *value = it->second, cudaSuccess;
+  }
+  if (cudaError_t err = compute(value); err != cudaSuccess || context == 0) return err;
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.emplace(at, *value);
   return cudaSuccess;
 }
 

@@ -7,10 +7,15 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace tessel::impl {
 
 // The current context's id (0 where the driver cannot say: no context yet).
 cudaError_t current_context(uint64_t* id);
+
+// *value for key (a kernel, say) in the current context: compute(value) until it succeeds there, then
+// the answer it gave (per context, as above; not kept before a context exists).
+cudaError_t cached_in_context(const void* key, int* value, const std::function<cudaError_t(int*)>& compute);
 
 }  // namespace tessel::impl

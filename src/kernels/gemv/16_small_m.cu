@@ -24,6 +24,7 @@
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "device/types.cuh"
+#include "kernels/context.hpp"
 #include "kernels/kernels.hpp"
 #include "kernels/workspace.hpp"
 
@@ -214,10 +215,13 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   });
 }
 
+// Asked of the GPU once per context and kernel: the plan of every call reads it.
 template <DType AB>
 cudaError_t resident_small_m(Op op_b, int64_t m, int* blocks) {
   const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, [&](auto kernel) {
-    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, kernel, kThreads, 0);
+    return cached_in_context(reinterpret_cast<const void*>(kernel), blocks, [&](int* per_sm) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, 0);
+    });
   });
   if (err != cudaSuccess) cudaGetLastError();  // returned, not left pending
   return err;
