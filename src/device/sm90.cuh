@@ -468,17 +468,89 @@ __device__ __forceinline__ void store_64xN(const P& p, const float (&d)[N / 2], 
   }
 }
 
-// The same block stored transposed (TcParams::c_transposed): result (i, j) at C[j ldc + i], i < m, j < n.
-// A warp's store covers 8 consecutive i of four j: whole 32-byte sectors of FP32 C, half ones of 16-bit C.
+// Four consecutive results of C rounded to CT, stored (and, with beta != 0, read) as one 16-byte vector of FP32 or
+// 8-byte one of 16-bit C; `at` aligned to 4 elements.
+template <class CT>
+__device__ __forceinline__ void store_four(CT* at, const float (&v)[4]) {
+  if constexpr (std::is_same_v<CT, float>) {
+    *reinterpret_cast<float4*>(at) = make_float4(v[0], v[1], v[2], v[3]);
+  } else {
+    const typename Pair<CT>::type lo = to_pair<CT>(v[0], v[1]), hi = to_pair<CT>(v[2], v[3]);
+    *reinterpret_cast<uint2*>(at) = make_uint2(*reinterpret_cast<const uint32_t*>(&lo),
+                                               *reinterpret_cast<const uint32_t*>(&hi));
+  }
+}
+template <class CT>
+__device__ __forceinline__ void add_four(const CT* at, float beta, float (&v)[4]) {
+  if constexpr (std::is_same_v<CT, float>) {
+    const float4 old = *reinterpret_cast<const float4*>(at);
+    v[0] += beta * old.x, v[1] += beta * old.y, v[2] += beta * old.z, v[3] += beta * old.w;
+  } else {
+    const uint2 old = *reinterpret_cast<const uint2*>(at);
+    const CT* e = reinterpret_cast<const CT*>(&old);
+#pragma unroll
+    for (int r = 0; r < 4; ++r) v[r] += beta * to_float(e[r]);
+  }
+}
+
+// The 4 x 4 block whose row r is x[0..3] of lane (lane / 4) % 4 == r of a group (lanes 4 and 8 apart), transposed by
+// four shuffles: afterwards x[0..3] of lane r is column r, rows 0..3.
+__device__ __forceinline__ void transpose_4x4(float (&x)[4], int r) {
+  const bool hi = r & 2, odd = r & 1;
+  // lane r keeps columns 2 hi, 2 hi + 1 and takes them from row r ^ 2 (lane bit 3) for its other two
+  const float a0 = hi ? x[2] : x[0], a1 = hi ? x[3] : x[1];
+  const float b0 = __shfl_xor_sync(~0u, hi ? x[0] : x[2], 8), b1 = __shfl_xor_sync(~0u, hi ? x[1] : x[3], 8);
+  // then keeps column 2 hi + odd of rows r, r ^ 2 and takes it from rows r ^ 1, r ^ 3 (lane bit 2)
+  const float k0 = odd ? a1 : a0, k1 = odd ? b1 : b0;
+  const float s0 = __shfl_xor_sync(~0u, odd ? a0 : a1, 4), s1 = __shfl_xor_sync(~0u, odd ? b0 : b1, 4);
+  // row rho is at r ^ rho of (k0, s0, k1, s1)
+  const float lo0 = odd ? s0 : k0, lo1 = odd ? k0 : s0, hi0 = odd ? s1 : k1, hi1 = odd ? k1 : s1;
+  x[0] = hi ? hi0 : lo0, x[1] = hi ? hi1 : lo1, x[2] = hi ? lo0 : hi0, x[3] = hi ? lo1 : hi1;
+}
+
+// The same block stored transposed (TcParams::c_transposed): result (i, j) at C[j ldc + i], i < m, j < n. Where
+// C's rows allow it and a warp's 16 rows are inside m, each 4 x 4 block of a lane group is transposed in registers,
+// so that a lane holds four consecutive i of one j and stores them as one vector (a warp: 16 j, 32 bytes of FP32
+// each); elsewhere each result is stored alone (a warp's store: 8 consecutive i of four j).
+template <class CT, int N, class T>
+__device__ __forceinline__ void store_64xN_transposed_as(const TcParams<T>& p, const float (&d)[N / 2], int64_t row0,
+                                                         int64_t col0, int t) {
+  CT* c = static_cast<CT*>(p.C);
+  const int lane = t % 32;
+  row0 += 16 * (t / 32);  // the warp's rows
+  const bool quads = p.ldc % 4 == 0 && row0 % 4 == 0 && reinterpret_cast<std::uintptr_t>(c) % (4 * sizeof(CT)) == 0;
+  if (!quads || row0 + 16 > p.m) {
+    const int64_t row = row0 + lane / 4, col = col0 + 2 * (lane % 4);
+#pragma unroll
+    for (int j = 0; j < N / 2; ++j) {  // d[j]: row + 8 ((j / 2) % 2), column col + 8 (j / 4) + j % 2
+      const int64_t i = row + 8 * ((j / 2) % 2), k = col + 8 * (j / 4) + j % 2;
+      if (i < p.m && k < p.n) store_one(p, k, i, d[j]);
+    }
+    return;
+  }
+  const int r = (lane / 4) % 4;
+  const int64_t row = row0 + 4 * (lane / 16), col = col0 + 2 * (lane % 4) + 8 * (r / 2) + r % 2;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int u = 0; u < N / 16; ++u) {
+      float x[4];  // row lane / 4 + 8 h, columns 16 u + 2 (lane % 4) + {0, 1, 8, 9}; then rows row + 8 h + 0..3
+#pragma unroll
+      for (int v = 0; v < 4; ++v) x[v] = p.alpha * d[8 * u + 4 * (v / 2) + 2 * h + v % 2];
+      transpose_4x4(x, r);
+      if (const int64_t k = col + 16 * u; k < p.n) {
+        CT* at = c + k * p.ldc + row + 8 * h;
+        if (p.beta != 0.0f) add_four(at, p.beta, x);
+        store_four(at, x);
+      }
+    }
+  }
+}
 template <int N, class T>
 __device__ __forceinline__ void store_64xN_transposed(const TcParams<T>& p, const float (&d)[N / 2], int64_t row0,
                                                       int64_t col0, int t) {
-  const int64_t row = row0 + 16 * (t / 32) + (t % 32) / 4, col = col0 + 2 * (t % 4);
-#pragma unroll
-  for (int j = 0; j < N / 2; ++j) {  // d[j]: row + 8 ((j / 2) % 2), column col + 8 (j / 4) + j % 2
-    const int64_t i = row + 8 * ((j / 2) % 2), c = col + 8 * (j / 4) + j % 2;
-    if (i < p.m && c < p.n) store_one(p, c, i, d[j]);
-  }
+  if (std::is_same_v<T, float> || p.c_f32) return store_64xN_transposed_as<float, N>(p, d, row0, col0, t);
+  store_64xN_transposed_as<T, N>(p, d, row0, col0, t);
 }
 
 // ---- registers -----------------------------------------------------------------

@@ -15,6 +15,7 @@ struct TmaWgmmaConfig {
   static constexpr int kThreads = 128 * kConsumers;
   static constexpr int kCluster = 1;         // CTAs sharing an operand's loads
   static constexpr bool kTmaStore = false;   // epilogue through shared memory and TMA stores
+  static constexpr bool kSwapped = false;    // step 16's swapped tiles (SwapConfig)
   static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
   static constexpr double kSpeed = 1.0;      // see ClusterConfig
 };
@@ -28,6 +29,7 @@ struct WarpSpecializedConfig {
   static constexpr int kGroup = 8;
   static constexpr int kCluster = 1;
   static constexpr bool kTmaStore = false;
+  static constexpr bool kSwapped = false;  // SwapConfig
   static constexpr double kSpeed = 1.0;  // see ClusterConfig
 };
 
@@ -63,7 +65,6 @@ struct ClusterConfig : WarpSpecializedConfig {
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kCluster = Cluster;
   static constexpr bool kTmaStore = true;
-  static constexpr bool kSwapped = false;  // SwapConfig
   static constexpr double kSpeed = SpeedPercent / 100.0;
 };
 using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;

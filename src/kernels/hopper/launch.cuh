@@ -35,6 +35,9 @@ struct Sm90Operands {
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice
+  // Whether launch_ops may run the kernel on a swapped call, its results stored transposed (step 16's
+  // swapped tiles; tf32's op pair (T, T), which serves (N, N)).
+  static constexpr bool kTransposedC = TB && (Cfg::kSwapped || (sizeof(T) == 4 && TA));
   static constexpr int kStageBytes = A::kBytes + B::kBytes;
   // Output staging for a TMA-store epilogue: two buffers per consumer
   // warpgroup, each with a C-loaded barrier per warp.

@@ -172,10 +172,10 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 }
 
 // C's rows a_row0.. of the tile from one consumer warpgroup (thread t of 128;
-// N accumulators: the tile is 2N columns wide).
-template <class P, int N>
+// N accumulators: the tile is 2N columns wide). TransposedC: the kernel may run a swapped call (cluster.cuh).
+template <bool TransposedC = false, class P, int N>
 __device__ __forceinline__ void store_tile(const P& p, const float (&acc)[N], int64_t row0, int64_t col0, int t) {
-  if constexpr (std::is_same_v<P, device::TcParams<typename P::C16>>) {  // the swapped call's results (cluster.cuh)
+  if constexpr (TransposedC && std::is_same_v<P, device::TcParams<typename P::C16>>) {
     if (p.c_transposed) return device::sm90::store_64xN_transposed<2 * N>(p, acc, row0, col0, t);
   }
   if (p.c_f32) {
@@ -418,7 +418,7 @@ __device__ __forceinline__ void store_result(const P& p, const CUtensorMap* map_
     } else {
       q.C = static_cast<char*>(p.C) + matrix * p.stride_c * c_bytes;
     }
-    store_tile(q, acc, i0, j0, t);
+    store_tile<Ops::kTransposedC>(q, acc, i0, j0, t);
   } else if (p.c_f32) {
     store_tile_tma<float>(map, p, acc, i0, j0, coord, t, smem.store_buffers(consumer), smem.c_loaded(consumer),
                           state);
