@@ -12,6 +12,16 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kMaxGridRows = 65535;         // a 2D grid's y dimension
 constexpr int64_t kMaxTmaExtent = int64_t(1) << 31;  // TMA coordinates are 32-bit
 
+// Where split_count's `splits` parts still leave SMs without blocks (a few tiles, k very deep: 64 x 64 x 65536),
+// step 08 cuts k further, into parts enough for a wave of blocks, up to kMaxDeepSplits, none shallower than
+// kMinDeepSplitDepth (shallower ones measured slower: the part's fixed costs).
+constexpr int64_t kMaxDeepSplits = 256;
+constexpr int64_t kMinDeepSplitDepth = 256;
+int64_t deep_splits(int64_t tiles, int64_t k, int64_t slots, int64_t splits) {
+  if (10 * tiles * splits >= 9 * slots) return splits;  // split_count's test of filled SMs
+  return std::max(splits, std::min({kMaxDeepSplits, k / kMinDeepSplitDepth, ceil_div(slots, tiles)}));
+}
+
 // Step 08 on the configuration `shape` (e's own or its 4-warp variant); a
 // strided batch of `batch` matrices runs whole tiles only.
 LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64_t m, int64_t n, int64_t k, int sms,
@@ -31,8 +41,9 @@ LaunchPlan plan_step08(const KernelEntry& e, const impl::SimtShape& shape, int64
     return p;
   }
   if (e.info.split_k && batch == 1) {
-    const int64_t depth = impl::split_depth(k, impl::split_count(tiles, k, sms, impl::fill_blocks(shape), shape.bk),
-                                            shape.bk);
+    const int fill = impl::fill_blocks(shape);
+    const int64_t splits = deep_splits(tiles, k, int64_t(sms) * fill, impl::split_count(tiles, k, sms, fill, shape.bk));
+    const int64_t depth = impl::split_depth(k, splits, shape.bk);
     p.k_per_split = depth;
     p.splits = ceil_div(k, depth);
   }

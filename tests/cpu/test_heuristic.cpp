@@ -864,6 +864,21 @@ TEST(Heuristic, SmallMPartsFillWholeWaves) {
   EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
 }
 
+// Step 08's split-k goes past kMaxSplits parts only where those leave SMs without blocks, each part still
+// kMinDeepSplitDepth deep or more, and never past a wave of blocks.
+TEST(Heuristic, Step08DeepSplitsFillAWave) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("pipelined_64x64_splitk");
+  ASSERT_NE(e, nullptr);
+  const impl::LaunchPlan deep = make_plan(*e, call(DType::kF32, DType::kF32, 64, 64, 65536), 132);
+  EXPECT_GT(deep.splits, impl::kMaxSplits);
+  EXPECT_LE(deep.splits, 264);  // a wave of 2-warp blocks
+  EXPECT_GE(deep.k_per_split, 256);
+  EXPECT_LT((deep.splits - 1) * deep.k_per_split, 65536);  // no empty part
+  EXPECT_LE(make_plan(*e, call(DType::kF32, DType::kF32, 64, 64, 8192), 132).splits, impl::kMaxSplits);  // shallow
+  EXPECT_LE(make_plan(*e, call(DType::kF32, DType::kF32, 64, 1536, 24576), 132).splits, impl::kMaxSplits);  // filled
+}
+
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
 TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   using namespace tessel;
