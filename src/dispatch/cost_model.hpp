@@ -155,11 +155,11 @@ constexpr int64_t kSwapManyRowsMaxN = 14336;
 // 16's stream won (tf32, H100, LLM and skinny suites: m <= 16 1.009x cuBLAS against 0.897).
 constexpr int64_t kSwapTf32StreamMaxM = 4;
 // FP32 (not tf32) calls run step 16 on CUDA cores: with B op T at m <= 8, or a
-// weight (n k) of at least 2^25 values; with op N at m <= 4, or with k of at
+// weight (n k) of at least 3.5 Mi values; with op N at m <= 4, or with k of at
 // least 1024 and a weight of at least 2^18. Elsewhere the 64x64 split-k tiles
-// measured faster (H100, LLM and skinny suites: 16 x 16 x 8192, 16 x 7168 x 576).
+// measured faster (H100: 16 x 16 x 8192, 16 x 7168 x 576, op T 12-16 x 1-3 Mi values).
 constexpr int64_t kSmallMFmaOpTMaxM = 8;
-constexpr int64_t kSmallMFmaOpTMinWeight = int64_t(1) << 25;
+constexpr int64_t kSmallMFmaOpTMinWeight = int64_t(7) << 19;
 constexpr int64_t kSmallMFmaOpNMaxM = 4;
 constexpr int64_t kSmallMFmaOpNMinK = 1024;
 constexpr int64_t kSmallMFmaOpNMinWeight = int64_t(1) << 18;

@@ -893,7 +893,9 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   };
   EXPECT_TRUE(candidate(Compute::kF32, 1, 576, 7168, Op::T));
   EXPECT_TRUE(candidate(Compute::kF32, 8, 4096, 4096, Op::T));
-  EXPECT_FALSE(candidate(Compute::kF32, 16, 4096, 4096, Op::T));  // a small weight at m = 16: the tiles
+  EXPECT_TRUE(candidate(Compute::kF32, 16, 4096, 4096, Op::T));
+  EXPECT_TRUE(candidate(Compute::kF32, 16, 576, 7168, Op::T));
+  EXPECT_FALSE(candidate(Compute::kF32, 16, 3072, 1024, Op::T));  // a small weight at m = 16: the tiles
   EXPECT_TRUE(candidate(Compute::kF32, 16, 8192, 8192, Op::T));
   EXPECT_TRUE(candidate(Compute::kF32, 1, 7168, 576, Op::N));
   EXPECT_TRUE(candidate(Compute::kF32, 16, 28672, 8192, Op::N));

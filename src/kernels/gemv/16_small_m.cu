@@ -4,14 +4,16 @@
 // once and does m multiply-adds with it: at ~2m flops per 2-byte element the
 // GEMM is bound by the bandwidth B streams in at, and a tensor-core tile of
 // 64+ rows wastes most of its work and registers. Here:
-//  - A's rows for a k-range (kChunkK at a time) are staged in shared memory
-//    as FP32, read by every warp of the block;
-//  - B is read once, 16 bytes per load: with op T (B stored n x k, the
+//  - A's rows for a k-range are staged in shared memory as FP32, read by
+//    every warp of the block;
+//  - B is read once, 16 bytes per load. With op T (B stored n x k, the
 //    nn.Linear weight) a warp takes kColsPerWarp columns and its lanes walk
-//    k, each lane keeping m partial sums per column, summed across the warp
-//    at the end; with op N (B stored k x n) each lane takes one 16-byte run
-//    of columns (a block 32 runs) and the block's warps split k, their sums
-//    added in shared memory;
+//    k, each lane keeping partial sums per row and column, summed across
+//    the warp at the end; B and A flow through a ring of cp.async stages, so
+//    that loads stay in flight while a stage is summed (FP32 B at m <= 4
+//    loads B straight into registers instead). With op N (B stored k x n)
+//    each lane takes one 16-byte run of columns (a block 32 runs) and the
+//    block's warps split k, their sums added in shared memory;
 //  - k is split across a second grid dimension where the columns alone give
 //    too few blocks to keep enough loads in flight (plan.cpp,
 //    plan_small_m); the parts are summed in order (sum_split_parts);
@@ -20,8 +22,10 @@
 // Needs B 16-byte aligned with ldb a multiple of 16 bytes; A and C any
 // alignment; m <= kMaxM.
 #include <algorithm>
+#include <type_traits>
 
 #include "device/common.cuh"
+#include "device/cp_async.cuh"
 #include "device/mma.cuh"
 #include "device/types.cuh"
 #include "kernels/context.hpp"
@@ -64,9 +68,11 @@ __device__ __forceinline__ void stage_a(float (*sa)[kChunkK], const device::TcPa
   }
 }
 
-// B op T: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c; lanes walk k.
+// B op T at m <= 4 with FP32 B: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c,
+// its lanes walk k, B loaded straight into registers (little work per byte: more blocks an SM
+// measured faster than small_m_bt_ring_kernel's staging).
 template <class T, int MT>
-__global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T> p, KPart part, bool a_t) {
+__global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcParams<T> p, KPart part, bool a_t) {
   constexpr int V = kVec<T>;
   __shared__ __align__(16) float sa[MT][kChunkK];
   device::take_part(p, part, a_t, true);
@@ -120,6 +126,130 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_kernel(device::TcParams<T
 #pragma unroll
     for (int i = 0; i < MT; ++i) {
       if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][i]);
+    }
+}
+
+// B op T elsewhere: the block's kSmallMColumnsT rows of B flow through a ring of kStages stages of
+// one 16-byte vector per lane and row (cp.async, kDepth k values a stage), A's rows for the
+// same k beside them (loaded to registers a stage ahead); warp w takes rows 4w..4w+3 (columns
+// of C) of each stage, its lanes the stage's k; per column and row the lanes' sums are added last.
+template <class T, int MT>
+struct RingT {
+  static constexpr int kLaneK = 4;               // k values a lane sums per row of B and stage
+  static constexpr int kDepth = 32 * kLaneK;     // k values a stage holds
+  static constexpr int kPieces = kDepth * int(sizeof(T)) / 16;  // 16-byte copies a row of B takes per stage
+  static constexpr int kBBytes = kSmallMColumnsT * kDepth * int(sizeof(T));
+  static constexpr int kABytes = MT * kDepth * int(sizeof(float));
+  static constexpr int kStages = 4;  // at most 96 KiB at m = 16: two blocks an SM
+  static constexpr int kSmem = kStages * (kBBytes + kABytes);
+  static constexpr int kAPerThread = (MT * kDepth + kThreads - 1) / kThreads;
+};
+
+template <class T, int MT>
+__global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::TcParams<T> p, KPart part, bool a_t) {
+  using R = RingT<T, MT>;
+  constexpr int W = R::kLaneK, D = R::kDepth, S = R::kStages, kPieceK = 16 / int(sizeof(T));
+  using Raw = std::conditional_t<sizeof(T) == 4, uint4, uint2>;  // a lane's W values of a row
+  // At m = 16 the lanes form two groups of 16, each summing 8 rows: half the accumulators.
+  constexpr int RG = MT >= 8 ? 2 : 1, MR = MT / RG, LK = 32 / RG;
+  extern __shared__ __align__(16) unsigned char smem[];
+  T* const sb = reinterpret_cast<T*>(smem);                           // [S][columns][D]
+  float* const sa = reinterpret_cast<float*>(smem + S * R::kBBytes);  // [S][MT][D]
+  device::take_part(p, part, a_t, true);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, half = lane / LK, kl = lane % LK;
+  const int64_t block_j0 = int64_t(blockIdx.x) * kSmallMColumnsT;
+  const int stages = int(device::ceil_div(p.k, D));
+  // B of stage s into slot s % S: each thread 16-byte pieces of rows, zeros past n and k.
+  auto issue_b = [&](int s) {
+    T* slot = sb + (s % S) * kSmallMColumnsT * D;
+#pragma unroll
+    for (int t = 0; t < kSmallMColumnsT * R::kPieces / kThreads && s < stages; ++t) {
+      const int c = threadIdx.x + t * kThreads, row = c / R::kPieces, q = (c % R::kPieces) * kPieceK;
+      const int64_t j = block_j0 + row, kq = int64_t(s) * D + q;
+      const int valid = j < p.n && kq < p.k ? int(p.k - kq < kPieceK ? p.k - kq : kPieceK) : 0;
+      device::cp_async16(slot + row * D + q, valid > 0 ? p.B + j * p.ldb + kq : p.B, valid * int(sizeof(T)));
+    }
+    device::cp_async_commit();
+  };
+  // A of stage s, this thread's share, as FP32 (zeros past m and k): rows i0 + t * kRowStep, k value ka.
+  static_assert(kThreads % D == 0, "a thread's A values share one k");
+  constexpr int kRowStep = kThreads / D;
+  const int i0 = threadIdx.x / D, ka = threadIdx.x % D;
+  const int64_t si = a_t ? 1 : p.lda, sk = a_t ? p.lda : 1;  // A(i, k) at A[i * si + k * sk]
+  const T* const a_base = p.A + i0 * si + ka * sk;
+  auto load_a = [&](int s, float (&v)[R::kAPerThread]) {
+    const T* at = a_base + int64_t(s) * D * sk;
+    const bool k_in = int64_t(s) * D + ka < p.k;
+#pragma unroll
+    for (int t = 0; t < R::kAPerThread; ++t) {
+      const int i = i0 + t * kRowStep;
+      v[t] = i < MT && i < p.m && k_in ? device::to_float(at[t * kRowStep * si]) : 0.0f;
+    }
+  };
+  auto store_a = [&](int s, const float (&v)[R::kAPerThread]) {
+#pragma unroll
+    for (int t = 0; t < R::kAPerThread; ++t) {
+      const int idx = threadIdx.x + t * kThreads;
+      if (idx < MT * D) sa[(s % S) * MT * D + idx] = v[t];
+    }
+  };
+  float next_a[R::kAPerThread];
+  for (int s = 0; s < S - 1; ++s) {
+    issue_b(s);
+    load_a(s, next_a);
+    store_a(s, next_a);
+  }
+  float acc[kColsPerWarp][MR] = {};
+  for (int s = 0; s < stages; ++s) {
+    device::cp_async_wait<S - 2>();
+    __syncthreads();  // stage s is in; slot (s - 1) % S is no longer read
+    issue_b(s + S - 1);
+    load_a(s + S - 1, next_a);
+    const T* bs = sb + (s % S) * kSmallMColumnsT * D + warp * kColsPerWarp * D;
+    const float* as = sa + (s % S) * MT * D + half * MR * D;
+#pragma unroll 1
+    for (int pass = 0; pass < RG; ++pass) {
+      const int q = (pass * LK + kl) * W;
+      float b[kColsPerWarp][W];
+#pragma unroll
+      for (int c = 0; c < kColsPerWarp; ++c) {
+        const Raw raw = *reinterpret_cast<const Raw*>(bs + c * D + q);
+        const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+        for (int x = 0; x < W; ++x) b[c][x] = device::to_float(e[x]);
+      }
+#pragma unroll
+      for (int r = 0; r < MR; ++r) {
+        const float4 a = *reinterpret_cast<const float4*>(as + r * D + q);
+#pragma unroll
+        for (int c = 0; c < kColsPerWarp; ++c) {
+          acc[c][r] = fmaf(a.x, b[c][0], acc[c][r]);
+          acc[c][r] = fmaf(a.y, b[c][1], acc[c][r]);
+          acc[c][r] = fmaf(a.z, b[c][2], acc[c][r]);
+          acc[c][r] = fmaf(a.w, b[c][3], acc[c][r]);
+        }
+      }
+    }
+    store_a(s + S - 1, next_a);  // its slot was freed at this stage's barrier
+  }
+  device::cp_async_wait_all();
+  const int64_t j0 = block_j0 + warp * kColsPerWarp;
+#pragma unroll
+  for (int c = 0; c < kColsPerWarp; ++c)
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      float v = acc[c][r];
+#pragma unroll
+      for (int offset = LK / 2; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+      acc[c][r] = v;
+    }
+  // Lane (c * MR + r) % LK of each group stores column j0 + c, the group's row r.
+#pragma unroll
+  for (int c = 0; c < kColsPerWarp; ++c)
+#pragma unroll
+    for (int r = 0; r < MR; ++r) {
+      const int i = half * MR + r;
+      if (kl == (c * MR + r) % LK && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][r]);
     }
 }
 
@@ -186,12 +316,24 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
   }
 }
 
-// f(kernel) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM) and B with op op_b.
+// f(kernel, dynamic shared bytes) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM) and B with op op_b.
 template <class T, class F>
 cudaError_t with_kernel(int64_t m, Op op_b, F&& f) {
-  auto go = [&](auto rows) {
+  auto go = [&](auto rows) -> cudaError_t {
     constexpr int MT = decltype(rows)::value;
-    return op_b == Op::T ? f(small_m_bt_kernel<T, MT>) : f(small_m_bn_kernel<T, MT>);
+    if (op_b == Op::N) return f(small_m_bn_kernel<T, MT>, 0);
+    if constexpr (sizeof(T) == 4 && MT <= 4) {
+      return f(small_m_bt_direct_kernel<T, MT>, 0);
+    } else {
+      constexpr int kSmem = RingT<T, MT>::kSmem;
+      auto* kernel = small_m_bt_ring_kernel<T, MT>;
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+          err != cudaSuccess) {
+        cudaGetLastError();  // returned, not left pending
+        return err;
+      }
+      return f(kernel, kSmem);
+    }
   };
   return m == 1   ? go(std::integral_constant<int, 1>{})
          : m <= 4 ? go(std::integral_constant<int, 4>{})
@@ -209,8 +351,8 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   const unsigned blocks = unsigned(device::ceil_div(a.n, columns));
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
-    return with_kernel<T>(a.m, a.opB, [&](auto kernel) {
-      return device::launch(kernel, dim3(blocks, parts), kThreads, 0, stream, p, part, a_t);
+    return with_kernel<T>(a.m, a.opB, [&](auto kernel, int smem) {
+      return device::launch(kernel, dim3(blocks, parts), kThreads, size_t(smem), stream, p, part, a_t);
     });
   });
 }
@@ -218,9 +360,9 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
 // Asked of the GPU once per context and kernel: the plan of every call reads it.
 template <DType AB>
 cudaError_t resident_small_m(Op op_b, int64_t m, int* blocks) {
-  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, [&](auto kernel) {
+  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, [&](auto kernel, int smem) {
     return cached_in_context(reinterpret_cast<const void*>(kernel), blocks, [&](int* per_sm) {
-      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, 0);
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, size_t(smem));
     });
   });
   if (err != cudaSuccess) cudaGetLastError();  // returned, not left pending
