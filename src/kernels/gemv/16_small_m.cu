@@ -130,9 +130,9 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcP
 }
 
 // B op T elsewhere: the block's kSmallMColumnsT rows of B flow through a ring of kStages stages of
-// one 16-byte vector per lane and row (cp.async, kDepth k values a stage), A's rows for the
-// same k beside them (loaded to registers a stage ahead); warp w takes rows 4w..4w+3 (columns
-// of C) of each stage, its lanes the stage's k; per column and row the lanes' sums are added last.
+// kDepth values of k (cp.async), A's rows for the same k beside them (read into registers while a
+// stage is summed, stored after it); warp w takes rows 4w..4w+3 (columns of C) of each stage, its
+// lanes kLaneK values of k each; per column and row the lanes' sums are added last.
 template <class T, int MT>
 struct RingT {
   static constexpr int kLaneK = 4;               // k values a lane sums per row of B and stage
