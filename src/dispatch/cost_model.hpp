@@ -223,6 +223,9 @@ inline int64_t split_depth(int64_t k, int64_t splits, int64_t bk) {
   return ((k + splits - 1) / splits + bk - 1) / bk * bk;
 }
 
+// Whether `blocks` blocks take at least 90% of `slots` (the blocks all SMs hold at once): fewer leave SMs idle.
+inline bool fills_slots(int64_t blocks, int64_t slots) { return 10 * blocks >= 9 * slots; }
+
 // How many parts to cut k (>= 1) into for `tiles` tiles on `sms` SMs needing
 // `fill` blocks each: of the counts whose blocks fill every SM, the one whose
 // busiest SM has the least to do (the fewest on a tie); else as many as k allows.
@@ -232,7 +235,7 @@ inline int64_t split_count(int64_t tiles, int64_t k, int sms, int fill, int64_t 
   int64_t best = most, best_work = -1;
   for (int64_t s = 1; s <= most; ++s) {
     const int64_t depth = split_depth(k, s, bk), blocks = tiles * ((k + depth - 1) / depth);
-    if (10 * blocks < 9 * slots) continue;  // leaves SMs short of blocks
+    if (!fills_slots(blocks, slots)) continue;
     const int64_t work = busiest_sm_blocks(blocks, sms, fill) * (depth + kSplitPartCost);
     if (best_work < 0 || work < best_work) best = s, best_work = work;
   }

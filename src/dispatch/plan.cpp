@@ -18,7 +18,7 @@ constexpr int64_t kMaxTmaExtent = int64_t(1) << 31;  // TMA coordinates are 32-b
 constexpr int64_t kMaxDeepSplits = 256;
 constexpr int64_t kMinDeepSplitDepth = 256;
 int64_t deep_splits(int64_t tiles, int64_t k, int64_t slots, int64_t splits) {
-  if (10 * tiles * splits >= 9 * slots) return splits;  // split_count's test of filled SMs
+  if (impl::fills_slots(tiles * splits, slots)) return splits;
   return std::max(splits, std::min({kMaxDeepSplits, k / kMinDeepSplitDepth, ceil_div(slots, tiles)}));
 }
 
