@@ -160,7 +160,8 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::small_m_columns_n(size_of(a.precision.ab));
   const int64_t blocks = ceil_div(a.n, columns);
   int per_sm = 0;
-  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, &per_sm) != cudaSuccess || per_sm < 1) {
+  const bool vec = impl::in_16_byte_units(a.B, a.ldb, size_of(a.precision.ab));
+  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, &per_sm) != cudaSuccess || per_sm < 1) {
     per_sm = impl::kSmallMBlocksPerSm;
   }
   const int64_t slots = int64_t(per_sm) * sms, chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);

@@ -157,11 +157,12 @@ KernelEntry stream_k(const char* name, const char* summary) {
 // (where auto_candidate says); the 16-bit inputs run on tensor cores instead.
 template <DType AB>
 KernelEntry small_m(const char* name, const char* summary) {
-  const int align = int(16 / size_of(AB));
+  const bool fp32 = AB == DType::kF32;  // FP32 B of any alignment streams in 4-byte copies
   std::vector<Precision> precisions = tensor_precisions(AB);
-  if (AB == DType::kF32) precisions.insert(precisions.begin(), Precision{});  // FP32 multiply-adds serve both
-  KernelInfo info{name, 16, summary, precisions, kSm80, align, 1,
-                  "m <= 16; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment",
+  if (fp32) precisions.insert(precisions.begin(), Precision{});  // FP32 multiply-adds serve both
+  KernelInfo info{name, 16, summary, precisions, kSm80, fp32 ? 1 : int(16 / size_of(AB)), 1,
+                  fp32 ? "m <= 16; any op; any alignment (16-byte copies where B's rows are in 16-byte units)"
+                       : "m <= 16; any op; A, B 16-byte aligned and lda, ldb multiples of 16 bytes; C any alignment",
                   impl::kSmallMMaxM, impl::kSmallMColumnsT};
   info.max_m = impl::kSmallMMaxM;
   info.auto_dispatch = AB == DType::kF32;
@@ -322,7 +323,7 @@ const std::vector<KernelEntry>& registry() {
       stream_k<Solo64x64, DType::kF16>("wgmma_f16_64x64_streamk",
                                        "wgmma_f16_64x128_streamk on 64x64 tiles, 12 stages (m up to 512: a wave of small tiles)"),
       stream_k<Solo64x64, DType::kBF16>("wgmma_bf16_64x64_streamk", "wgmma_f16_64x64_streamk for bf16 inputs"),
-      small_m<DType::kF32>("gemv_16x32", "small m (decode): B streamed once, A staged in shared memory, FP32 "
+      small_m<DType::kF32>("gemv_16x32_any", "small m (decode): B streamed once, A staged in shared memory, FP32 "
                                          "multiply-adds, k split into parts that fill whole waves; m <= 16"),
       small_m<DType::kF16>("gemv_f16_16x32", "step 16 for f16 inputs"),
       small_m<DType::kBF16>("gemv_bf16_16x32", "step 16 for bf16 inputs"),

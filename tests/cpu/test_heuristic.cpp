@@ -435,7 +435,7 @@ TEST(Heuristic, TileSplitOnStepsNineAndTen) {
 
 TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
   using namespace tessel;
-  for (const char* name : {"gemv_16x32", "gemv_bf16_16x32"}) {
+  for (const char* name : {"gemv_16x32_any", "gemv_bf16_16x32"}) {
     const KernelEntry* e = find_entry(name);
     ASSERT_NE(e, nullptr) << name;
     const DType ab = e->info.precisions[0].ab;
@@ -853,14 +853,14 @@ TEST(Heuristic, Tf32TilesSwapOrCopyOnlyBNotTransposed) {
 // a whole wave's 264 blocks take k whole.
 TEST(Heuristic, SmallMPartsFillWholeWaves) {
   using namespace tessel;
-  KernelEntry e = *find_entry("gemv_16x32");
-  e.small_m_resident = [](Op, int64_t, int* blocks) { return *blocks = 2, cudaSuccess; };
+  KernelEntry e = *find_entry("gemv_16x32_any");
+  e.small_m_resident = [](Op, int64_t, bool, int* blocks) { return *blocks = 2, cudaSuccess; };
   const GemmArgs wide = call(DType::kF32, DType::kF32, 16, 18432, 7168);
   EXPECT_EQ(make_plan(e, wide, 132).splits, 2);
   EXPECT_EQ(make_plan(e, call(DType::kF32, DType::kF32, 16, 264 * impl::kSmallMColumnsT, 7168), 132).splits, 1);
-  e.small_m_resident = [](Op, int64_t, int* blocks) { return *blocks = 4, cudaSuccess; };
+  e.small_m_resident = [](Op, int64_t, bool, int* blocks) { return *blocks = 4, cudaSuccess; };
   EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
-  e.small_m_resident = [](Op, int64_t, int*) { return cudaErrorNoDevice; };  // unknown: kSmallMBlocksPerSm
+  e.small_m_resident = [](Op, int64_t, bool, int*) { return cudaErrorNoDevice; };  // unknown: kSmallMBlocksPerSm
   EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
 }
 
@@ -882,7 +882,7 @@ TEST(Heuristic, Step08DeepSplitsFillAWave) {
 // FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
 TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   using namespace tessel;
-  const KernelEntry* e = find_entry("gemv_16x32");
+  const KernelEntry* e = find_entry("gemv_16x32_any");
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->info.auto_dispatch);
   EXPECT_FALSE(find_entry("gemv_bf16_16x32")->info.auto_dispatch);  // tensor cores for 16-bit inputs

@@ -244,7 +244,7 @@ TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
-                         ::testing::Values("gemv_16x32@f32", "gemv_16x32@tf32", "gemv_f16_16x32@f16",
+                         ::testing::Values("gemv_16x32_any@f32", "gemv_16x32_any@tf32", "gemv_f16_16x32@f16",
                                            "gemv_f16_16x32@f16:f32", "gemv_bf16_16x32@bf16",
                                            "gemv_bf16_16x32@bf16:f32", "gemv_mma_f16_16x16_any@f16",
                                            "gemv_mma_f16_16x16_any@f16:f32", "gemv_mma_bf16_16x16_any@bf16",

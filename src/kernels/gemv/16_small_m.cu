@@ -10,8 +10,8 @@
 //    nn.Linear weight) a warp takes kColsPerWarp columns and its lanes walk
 //    k, each lane keeping partial sums per row and column, summed across
 //    the warp at the end; B and A flow through a ring of cp.async stages, so
-//    that loads stay in flight while a stage is summed (FP32 B at m <= 4
-//    loads B straight into registers instead). With op N (B stored k x n)
+//    that loads stay in flight while a stage is summed (aligned FP32 B at
+//    m <= 4 loads B straight into registers instead). With op N (B stored k x n)
 //    each lane takes one 16-byte run of columns (a block 32 runs) and the
 //    block's warps split k, their sums added in shared memory;
 //  - k is split across a second grid dimension where the columns alone give
@@ -19,8 +19,8 @@
 //    plan_small_m); the parts are summed in order (sum_split_parts);
 //  - FP32 multiply-adds throughout (tf32 calls are computed in FP32).
 //
-// Needs B 16-byte aligned with ldb a multiple of 16 bytes; A and C any
-// alignment; m <= kMaxM.
+// 16-bit B needs its rows in 16-byte units (B 16-byte aligned, ldb a multiple
+// of 16 bytes); FP32 B and A and C any alignment; m <= kMaxM.
 #include <algorithm>
 #include <type_traits>
 
@@ -42,10 +42,11 @@ constexpr int kColsPerWarp = kSmallMColumnsT / (kThreads / 32);  // op T: B rows
 template <class T>
 constexpr int kVec = 16 / int(sizeof(T));  // elements per 16-byte load
 
-// 16 bytes of T at p (16-byte aligned) as FP32; fewer than kVec<T> valid: the rest zero, element-wise.
-template <class T>
+// kVec<T> values of T at p as FP32, one 16-byte load where kVecB (p 16-byte aligned) and all are
+// valid; else element by element, the ones past `valid` zero.
+template <bool kVecB, class T>
 __device__ __forceinline__ void load_b(const T* p, int valid, float (&v)[kVec<T>]) {
-  if (valid >= kVec<T>) {
+  if (kVecB && valid >= kVec<T>) {
     const uint4 raw = *reinterpret_cast<const uint4*>(p);
     const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
@@ -68,7 +69,7 @@ __device__ __forceinline__ void stage_a(float (*sa)[kChunkK], const device::TcPa
   }
 }
 
-// B op T at m <= 4 with FP32 B: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c,
+// B op T at m <= 4 with FP32 B in 16-byte units: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c,
 // its lanes walk k, B loaded straight into registers (little work per byte: more blocks an SM
 // measured faster than small_m_bt_ring_kernel's staging).
 template <class T, int MT>
@@ -90,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcP
       for (int c = 0; c < kColsPerWarp; ++c) {  // the loads first: kColsPerWarp in flight
         const int64_t j = j0 + c;
         if (j < p.n) {
-          load_b(p.B + j * p.ldb + kc + q, depth - q, b[c]);
+          load_b<true>(p.B + j * p.ldb + kc + q, depth - q, b[c]);
         } else {
 #pragma unroll
           for (int e = 0; e < V; ++e) b[c][e] = 0.0f;
@@ -130,7 +131,8 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcP
 }
 
 // B op T elsewhere: the block's kSmallMColumnsT rows of B flow through a ring of kStages stages of
-// kDepth values of k (cp.async), A's rows for the same k beside them (read into registers while a
+// kDepth values of k (cp.async: 16-byte copies, or 4-byte ones for FP32 B whose rows are not in
+// 16-byte units), A's rows for the same k beside them (read into registers while a
 // stage is summed, stored after it); warp w takes rows 4w..4w+3 (columns of C) of each stage, its
 // lanes kLaneK values of k each; per column and row the lanes' sums are added last.
 template <class T, int MT>
@@ -145,7 +147,7 @@ struct RingT {
   static constexpr int kAPerThread = (MT * kDepth + kThreads - 1) / kThreads;
 };
 
-template <class T, int MT>
+template <class T, int MT, bool kVecB>
 __global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::TcParams<T> p, KPart part, bool a_t) {
   using R = RingT<T, MT>;
   constexpr int W = R::kLaneK, D = R::kDepth, S = R::kStages, kPieceK = 16 / int(sizeof(T));
@@ -160,7 +162,7 @@ __global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::Tc
   const int64_t block_j0 = int64_t(blockIdx.x) * kSmallMColumnsT;
   const int stages = int(device::ceil_div(p.k, D));
   // B of stage s into slot s % S: each thread 16-byte pieces of rows, zeros past n and k.
-  auto issue_b = [&](int s) {
+  auto issue_vectors = [&](int s) {
     T* slot = sb + (s % S) * kSmallMColumnsT * D;
 #pragma unroll
     for (int t = 0; t < kSmallMColumnsT * R::kPieces / kThreads && s < stages; ++t) {
@@ -168,6 +170,28 @@ __global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::Tc
       const int64_t j = block_j0 + row, kq = int64_t(s) * D + q;
       const int valid = j < p.n && kq < p.k ? int(p.k - kq < kPieceK ? p.k - kq : kPieceK) : 0;
       device::cp_async16(slot + row * D + q, valid > 0 ? p.B + j * p.ldb + kq : p.B, valid * int(sizeof(T)));
+    }
+  };
+  // The same for FP32 B of any alignment, one value a copy: warp w rows w, w + 8, ..., lane l values l, l + 32, ...
+  auto issue_values = [&](int s) {
+    constexpr int kWarps = kThreads / 32;
+    T* slot = sb + (s % S) * kSmallMColumnsT * D;
+#pragma unroll
+    for (int r = warp; r < kSmallMColumnsT; r += kWarps) {
+      const int64_t j = block_j0 + r, k0 = int64_t(s) * D;
+      const T* row = p.B + (j < p.n ? j : 0) * p.ldb + k0;
+#pragma unroll
+      for (int q = lane; q < D; q += 32) {
+        const bool in = j < p.n && k0 + q < p.k;
+        device::cp_async4(slot + r * D + q, in ? row + q : p.B, in ? 4 : 0);
+      }
+    }
+  };
+  auto issue_b = [&](int s) {
+    if constexpr (kVecB) {
+      issue_vectors(s);
+    } else if (s < stages) {
+      issue_values(s);
     }
     device::cp_async_commit();
   };
@@ -256,7 +280,7 @@ __global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::Tc
 // B op N: lane l of block b takes the V columns from (32 b + l) V; the block's warps split each
 // staged chunk of k into kWarps runs of rows (warp w the w-th), kRows rows' loads at a time,
 // and their sums are added in shared memory in warp order.
-template <class T, int MT>
+template <class T, int MT, bool kVecB>
 __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t) {
   constexpr int V = kVec<T>, kWarps = kThreads / 32, kRun = kChunkK / kWarps;
   constexpr int kRows = MT <= 4 ? 8 : 4;  // fewer at m = 16: the accumulators take the registers
@@ -280,7 +304,7 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
 #pragma unroll
       for (int r = 0; r < kRows; ++r) {  // the loads first: kRows in flight
         if (q + r < q1) {
-          load_b(p.B + (kc + q + r) * p.ldb + j0, valid, b[r]);
+          load_b<kVecB>(p.B + (kc + q + r) * p.ldb + j0, valid, b[r]);
         } else {
 #pragma unroll
           for (int e = 0; e < V; ++e) b[r][e] = 0.0f;
@@ -316,23 +340,32 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
   }
 }
 
-// f(kernel, dynamic shared bytes) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM) and B with op op_b.
+// f(kernel, dynamic shared bytes) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM), B with op
+// op_b, and B's rows in 16-byte units or not (vec; FP32 B only may have them not).
 template <class T, class F>
-cudaError_t with_kernel(int64_t m, Op op_b, F&& f) {
+cudaError_t with_kernel(int64_t m, Op op_b, bool vec, F&& f) {
   auto go = [&](auto rows) -> cudaError_t {
     constexpr int MT = decltype(rows)::value;
-    if (op_b == Op::N) return f(small_m_bn_kernel<T, MT>, 0);
-    if constexpr (sizeof(T) == 4 && MT <= 4) {
-      return f(small_m_bt_direct_kernel<T, MT>, 0);
-    } else {
+    auto ring = [&](auto* kernel) {
       constexpr int kSmem = RingT<T, MT>::kSmem;
-      auto* kernel = small_m_bt_ring_kernel<T, MT>;
       if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
           err != cudaSuccess) {
         cudaGetLastError();  // returned, not left pending
         return err;
       }
       return f(kernel, kSmem);
+    };
+    if constexpr (sizeof(T) == 4) {  // FP32 B of any alignment
+      if (op_b == Op::N) return vec ? f(small_m_bn_kernel<T, MT, true>, 0) : f(small_m_bn_kernel<T, MT, false>, 0);
+      if (!vec) return ring(small_m_bt_ring_kernel<T, MT, false>);
+      if constexpr (MT <= 4) {
+        return f(small_m_bt_direct_kernel<T, MT>, 0);
+      } else {
+        return ring(small_m_bt_ring_kernel<T, MT, true>);
+      }
+    } else {  // 16-bit B in 16-byte units
+      if (op_b == Op::N) return f(small_m_bn_kernel<T, MT, true>, 0);
+      return ring(small_m_bt_ring_kernel<T, MT, true>);
     }
   };
   return m == 1   ? go(std::integral_constant<int, 1>{})
@@ -349,9 +382,11 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   const bool a_t = a.opA == Op::T;
   const int64_t columns = a.opB == Op::T ? int64_t(kSmallMColumnsT) : small_m_columns_n(sizeof(T));
   const unsigned blocks = unsigned(device::ceil_div(a.n, columns));
+  const bool vec = in_16_byte_units(a.B, a.ldb, sizeof(T));  // split-k parts start on whole chunks
+  if (!vec && sizeof(T) != 4) return cudaErrorInvalidValue;
   return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
     const device::TcParams<T> p = device::tc_params<T>(out);
-    return with_kernel<T>(a.m, a.opB, [&](auto kernel, int smem) {
+    return with_kernel<T>(a.m, a.opB, vec, [&](auto kernel, int smem) {
       return device::launch(kernel, dim3(blocks, parts), kThreads, size_t(smem), stream, p, part, a_t);
     });
   });
@@ -359,8 +394,8 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
 
 // Asked of the GPU once per context and kernel: the plan of every call reads it.
 template <DType AB>
-cudaError_t resident_small_m(Op op_b, int64_t m, int* blocks) {
-  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, [&](auto kernel, int smem) {
+cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, int* blocks) {
+  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, vec, [&](auto kernel, int smem) {
     return cached_in_context(reinterpret_cast<const void*>(kernel), blocks, [&](int* per_sm) {
       return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, size_t(smem));
     });
@@ -372,8 +407,8 @@ cudaError_t resident_small_m(Op op_b, int64_t m, int* blocks) {
 template cudaError_t launch_small_m<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t resident_small_m<DType::kF32>(Op, int64_t, int*);
-template cudaError_t resident_small_m<DType::kF16>(Op, int64_t, int*);
-template cudaError_t resident_small_m<DType::kBF16>(Op, int64_t, int*);
+template cudaError_t resident_small_m<DType::kF32>(Op, int64_t, bool, int*);
+template cudaError_t resident_small_m<DType::kF16>(Op, int64_t, bool, int*);
+template cudaError_t resident_small_m<DType::kBF16>(Op, int64_t, bool, int*);
 
 }  // namespace tessel::impl
