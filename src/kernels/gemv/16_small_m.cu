@@ -6,7 +6,8 @@
 // 64+ rows wastes most of its work and registers. Here:
 //  - A's rows for a k-range are staged in shared memory as FP32, read by
 //    every warp of the block;
-//  - B is read once, 16 bytes per load. With op T (B stored n x k, the
+//  - B is read once, 16 bytes per load (FP32 B not in 16-byte units: 4, or
+//    element by element). With op T (B stored n x k, the
 //    nn.Linear weight) a warp takes kColsPerWarp columns and its lanes walk
 //    k, each lane keeping partial sums per row and column, summed across
 //    the warp at the end; B and A flow through a ring of cp.async stages, so
