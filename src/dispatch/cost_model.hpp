@@ -123,6 +123,10 @@ constexpr int64_t kSmallMBlocksPerSm = 4;
 // What a block of the FP32 stream costs beyond its chunks of k (staging, the warps' sums, the stores),
 // in chunks: the plan's parts trade it against the last wave's idle SMs.
 constexpr double kSmallMBlockChunks = 0.5;
+// Split-k parts of the FP32 stream are summed by the last block of a column block to arrive while that
+// block adds at most this many values (rows x columns x parts); beyond, a second launch costs less (H200,
+// 16 x 512 x 32768 op N, 2048 values a block: 54 us summed in the kernel, 43 us by a second launch).
+constexpr int64_t kSmallMArrivalMaxSums = 4096;
 // Step 16 on tensor cores: a block's warps split k while each keeps at least
 // kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;

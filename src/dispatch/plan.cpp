@@ -173,7 +173,10 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
     const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
     if (s == 1 || time < best_time) best = parts, best_time = time;
   }
-  take_small_m_parts(&p, e, a, best);
+  // The parts summed by the last one to arrive where that block's sum is short, else by a second launch.
+  if (take_small_m_parts(&p, e, a, best) && a.m * std::min(columns, a.n) * p.splits <= impl::kSmallMArrivalMaxSums) {
+    p.arrival_flags = blocks;
+  }
   return p;
 }
 

@@ -446,6 +446,10 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
       EXPECT_EQ(p.k_per_split % impl::kSmallMChunkK, 0) << name;
       EXPECT_LT((p.splits - 1) * p.k_per_split, a.k) << name;
       EXPECT_EQ(p.parts_bytes, size_t(p.splits * m * impl::flipped_ld(4096)) * sizeof(float)) << name;
+      // Summed by the last part to arrive, a count per column block, where that block's sum is short.
+      const bool arrive = m * impl::kSmallMColumnsT * p.splits <= impl::kSmallMArrivalMaxSums;
+      EXPECT_EQ(p.arrival_flags, arrive ? 4096 / impl::kSmallMColumnsT : 0) << name;
+      if (m == 1) EXPECT_TRUE(arrive) << name;
       EXPECT_GE(p.workspace_bytes(), p.parts_bytes) << name;
     }
     EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 4096, 256), 132).splits, 1) << name;       // one chunk of k
@@ -458,6 +462,11 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
     EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 4096 / impl::kSmallMChunkK) << name;
     input_gradient.n = input_gradient.ldb = 1 << 18;  // 1024 or more blocks: k whole
     EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 1) << name;
+    GemmArgs deep = call(ab, ab, 16, 512, 32768);  // few columns, many parts: their sum a second launch
+    deep.opB = Op::N, deep.ldb = 512;
+    const impl::LaunchPlan deep_plan = make_plan(*e, deep, 132);
+    EXPECT_GT(deep_plan.splits, 1) << name;
+    EXPECT_EQ(deep_plan.arrival_flags, 0) << name;
   }
 }
 

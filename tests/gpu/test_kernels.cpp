@@ -241,6 +241,7 @@ void parts_sum_the_same(const std::string& name, const char* precision) {
 TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
   parts_sum_the_same<uint16_t>("gemv_mma_bf16_16x16_any", "bf16");
   parts_sum_the_same<uint32_t>("gemv_mma_tf32_16x16_any", "tf32");
+  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32");  // op T: summed in the kernel; op N: by a second launch
 }
 
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,

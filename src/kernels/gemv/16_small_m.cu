@@ -17,7 +17,9 @@
 //    block's warps split k, their sums added in shared memory;
 //  - k is split across a second grid dimension where the columns alone give
 //    too few blocks to keep enough loads in flight (plan.cpp,
-//    plan_small_m); the parts are summed in order (sum_split_parts);
+//    plan_small_m); the parts are added in order into C by the last part of
+//    a column block to arrive (part_sum.cuh) where that sum is short, else by
+//    a second launch (sum_split_parts);
 //  - FP32 multiply-adds throughout (tf32 calls are computed in FP32).
 //
 // 16-bit B needs its rows in 16-byte units (B 16-byte aligned, ldb a multiple
@@ -28,6 +30,7 @@
 #include "device/common.cuh"
 #include "device/cp_async.cuh"
 #include "device/mma.cuh"
+#include "device/part_sum.cuh"
 #include "device/types.cuh"
 #include "kernels/context.hpp"
 #include "kernels/kernels.hpp"
@@ -73,8 +76,9 @@ __device__ __forceinline__ void stage_a(float (*sa)[kChunkK], const device::TcPa
 // B op T at m <= 4 with FP32 B in 16-byte units: warp w of block b takes columns (b * warps + w) * kColsPerWarp + c,
 // its lanes walk k, B loaded straight into registers (little work per byte: more blocks an SM
 // measured faster than small_m_bt_ring_kernel's staging).
-template <class T, int MT>
-__global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcParams<T> p, KPart part, bool a_t) {
+template <class T, int MT, bool kArrive>
+__global__ void __launch_bounds__(kThreads)
+    small_m_bt_direct_kernel(device::TcParams<T> p, KPart part, bool a_t, device::PartSum<T> sum) {
   constexpr int V = kVec<T>;
   __shared__ __align__(16) float sa[MT][kChunkK];
   device::take_part(p, part, a_t, true);
@@ -129,6 +133,7 @@ __global__ void __launch_bounds__(kThreads) small_m_bt_direct_kernel(device::TcP
     for (int i = 0; i < MT; ++i) {
       if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][i]);
     }
+  if constexpr (kArrive) device::sum_parts_if_last<kThreads>(sum, int64_t(blockIdx.x) * kSmallMColumnsT, kSmallMColumnsT);
 }
 
 // B op T elsewhere: the block's kSmallMColumnsT rows of B flow through a ring of kStages stages of
@@ -148,8 +153,9 @@ struct RingT {
   static constexpr int kAPerThread = (MT * kDepth + kThreads - 1) / kThreads;
 };
 
-template <class T, int MT, bool kVecB>
-__global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::TcParams<T> p, KPart part, bool a_t) {
+template <class T, int MT, bool kVecB, bool kArrive>
+__global__ void __launch_bounds__(kThreads, 2)
+    small_m_bt_ring_kernel(device::TcParams<T> p, KPart part, bool a_t, device::PartSum<T> sum) {
   using R = RingT<T, MT>;
   constexpr int W = R::kLaneK, D = R::kDepth, S = R::kStages, kPieceK = 16 / int(sizeof(T));
   using Raw = std::conditional_t<sizeof(T) == 4, uint4, uint2>;  // a lane's W values of a row
@@ -276,13 +282,15 @@ __global__ void __launch_bounds__(kThreads, 2) small_m_bt_ring_kernel(device::Tc
       const int i = half * MR + r;
       if (kl == (c * MR + r) % LK && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][r]);
     }
+  if constexpr (kArrive) device::sum_parts_if_last<kThreads>(sum, block_j0, kSmallMColumnsT);
 }
 
 // B op N: lane l of block b takes the V columns from (32 b + l) V; the block's warps split each
 // staged chunk of k into kWarps runs of rows (warp w the w-th), kRows rows' loads at a time,
 // and their sums are added in shared memory in warp order.
-template <class T, int MT, bool kVecB>
-__global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t) {
+template <class T, int MT, bool kVecB, bool kArrive>
+__global__ void __launch_bounds__(kThreads)
+    small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t, device::PartSum<T> sum) {
   constexpr int V = kVec<T>, kWarps = kThreads / 32, kRun = kChunkK / kWarps;
   constexpr int kRows = MT <= 4 ? 8 : 4;  // fewer at m = 16: the accumulators take the registers
   static_assert(kRun % kRows == 0, "a warp's rows are whole loads' worth");
@@ -339,14 +347,17 @@ __global__ void __launch_bounds__(kThreads) small_m_bn_kernel(device::TcParams<T
       if (block_j0 + c < p.n) device::store_one(p, i, block_j0 + c, v);
     }
   }
+  if constexpr (kArrive) device::sum_parts_if_last<kThreads>(sum, block_j0, 32 * V);
 }
 
 // f(kernel, dynamic shared bytes) on the kernel for m rows (compiled for 1, 4 or kSmallMMaxM), B with op
-// op_b, and B's rows in 16-byte units or not (vec; FP32 B only may have them not).
+// op_b, B's rows in 16-byte units or not (vec; FP32 B only may have them not), and split-k's parts summed
+// by the last to arrive or not (arrive; the kernels without it end at their own stores).
 template <class T, class F>
-cudaError_t with_kernel(int64_t m, Op op_b, bool vec, F&& f) {
-  auto go = [&](auto rows) -> cudaError_t {
+cudaError_t with_kernel(int64_t m, Op op_b, bool vec, bool arrive, F&& f) {
+  auto go = [&](auto rows, auto arrives) -> cudaError_t {
     constexpr int MT = decltype(rows)::value;
+    constexpr bool A = decltype(arrives)::value;
     auto ring = [&](auto* kernel) {
       constexpr int kSmem = RingT<T, MT>::kSmem;
       if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -357,21 +368,24 @@ cudaError_t with_kernel(int64_t m, Op op_b, bool vec, F&& f) {
       return f(kernel, kSmem);
     };
     if constexpr (sizeof(T) == 4) {  // FP32 B of any alignment
-      if (op_b == Op::N) return vec ? f(small_m_bn_kernel<T, MT, true>, 0) : f(small_m_bn_kernel<T, MT, false>, 0);
-      if (!vec) return ring(small_m_bt_ring_kernel<T, MT, false>);
+      if (op_b == Op::N) {
+        return vec ? f(small_m_bn_kernel<T, MT, true, A>, 0) : f(small_m_bn_kernel<T, MT, false, A>, 0);
+      }
+      if (!vec) return ring(small_m_bt_ring_kernel<T, MT, false, A>);
       if constexpr (MT <= 4) {
-        return f(small_m_bt_direct_kernel<T, MT>, 0);
+        return f(small_m_bt_direct_kernel<T, MT, A>, 0);
       } else {
-        return ring(small_m_bt_ring_kernel<T, MT, true>);
+        return ring(small_m_bt_ring_kernel<T, MT, true, A>);
       }
     } else {  // 16-bit B in 16-byte units
-      if (op_b == Op::N) return f(small_m_bn_kernel<T, MT, true>, 0);
-      return ring(small_m_bt_ring_kernel<T, MT, true>);
+      if (op_b == Op::N) return f(small_m_bn_kernel<T, MT, true, A>, 0);
+      return ring(small_m_bt_ring_kernel<T, MT, true, A>);
     }
   };
-  return m == 1   ? go(std::integral_constant<int, 1>{})
-         : m <= 4 ? go(std::integral_constant<int, 4>{})
-                  : go(std::integral_constant<int, kSmallMMaxM>{});
+  auto with_rows = [&](auto rows) { return arrive ? go(rows, std::true_type{}) : go(rows, std::false_type{}); };
+  return m == 1   ? with_rows(std::integral_constant<int, 1>{})
+         : m <= 4 ? with_rows(std::integral_constant<int, 4>{})
+                  : with_rows(std::integral_constant<int, kSmallMMaxM>{});
 }
 
 }  // namespace
@@ -385,18 +399,30 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   const unsigned blocks = unsigned(device::ceil_div(a.n, columns));
   const bool vec = in_16_byte_units(a.B, a.ldb, sizeof(T));  // split-k parts start on whole chunks
   if (!vec && sizeof(T) != 4) return cudaErrorInvalidValue;
-  return with_split_parts(a, plan, stream, [&](const GemmArgs& out, const KPart& part, unsigned parts) {
-    const device::TcParams<T> p = device::tc_params<T>(out);
-    return with_kernel<T>(a.m, a.opB, vec, [&](auto kernel, int smem) {
-      return device::launch(kernel, dim3(blocks, parts), kThreads, size_t(smem), stream, p, part, a_t);
-    });
+  GemmArgs out;
+  if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
+  const KPart part{plan.k_per_split, plan.part_rows * out.ldc};
+  device::PartSum<T> sum{device::tc_params<T>(a), static_cast<const float*>(out.C), part.stride, out.ldc, nullptr};
+  sum.c.alpha = 1.0f;  // alpha is in the parts
+  const bool arrive = plan.splits > 1 && plan.arrival_flags > 0;
+  if (arrive) {
+    if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
+  }
+  const device::TcParams<T> p = device::tc_params<T>(out);
+  const unsigned parts = unsigned(plan.splits > 1 ? plan.splits : 1);
+  const cudaError_t err = with_kernel<T>(a.m, a.opB, vec, arrive, [&](auto kernel, int smem) {
+    return device::launch(kernel, dim3(blocks, parts), kThreads, size_t(smem), stream, p, part, a_t, sum);
   });
+  if (err != cudaSuccess || arrive) return err;
+  return sum_split_parts(a, plan, out, stream);  // the parts (if any) summed by a second launch
 }
 
 // Asked of the GPU once per context and kernel: the plan of every call reads it.
 template <DType AB>
 cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, int* blocks) {
-  const cudaError_t err = with_kernel<typename device::CudaType<AB>::type>(m, op_b, vec, [&](auto kernel, int smem) {
+  using T = typename device::CudaType<AB>::type;
+  // Of the kernels that sum no parts: the plan asks before it knows whether the parts arrive.
+  const cudaError_t err = with_kernel<T>(m, op_b, vec, false, [&](auto kernel, int smem) {
     return cached_in_context(reinterpret_cast<const void*>(kernel), blocks, [&](int* per_sm) {
       return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, size_t(smem));
     });

@@ -23,6 +23,7 @@
 // Any alignment (element-wise loads where rows are not in 16-byte units).
 #include "device/common.cuh"
 #include "device/mma.cuh"
+#include "device/part_sum.cuh"
 #include "device/types.cuh"
 #include "kernels/kernels.hpp"
 #include "kernels/workspace.hpp"
@@ -178,37 +179,11 @@ struct Stream {
   }
 };
 
-// Split-k's parts (gridDim.y of them, part z at parts + z * stride, leading
-// dimension ld) and the call's own C (alpha in the parts), summed by the last
-// part of each column block to raise flags[blockIdx.x]; no flags: no parts.
-template <class T>
-struct PartSum {
-  device::TcParams<T> c;
-  const float* parts;
-  int64_t stride, ld;
-  int* flags;
-};
-
-// Whether this block is the last of its column block's parts to arrive (its
-// own stores made visible first); the last one resets the count.
-__device__ bool last_to_arrive(int* flag) {
-  __shared__ bool last;
-  __threadfence();
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    last = atomicAdd(flag, 1) == int(gridDim.y) - 1;
-    if (last) *flag = 0;
-  }
-  __syncthreads();
-  __threadfence();
-  return last;
-}
-
 // Warp w takes k-steps w % k_groups, + k_groups, ... of its block's columns
 // (small_mma_columns: kWarps / k_groups column groups of one warp's columns).
 template <class T, int Tiles, Op OpB>
 __global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB))
-    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, PartSum<T> sum) {
+    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, device::PartSum<T> sum) {
   using S = Stream<T, Tiles, OpB>;
   constexpr int kWarpColumns = S::kWarpColumns;
   __shared__ float sums[kWarps][Tiles][4][32];
@@ -246,15 +221,7 @@ __global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB
       if (i < p.m && c < p.n) device::store_one(p, i, c, v);
     }
   }
-  if (sum.flags == nullptr || !last_to_arrive(sum.flags + blockIdx.x)) return;
-  const int64_t columns = column_groups * kWarpColumns;
-  for (int64_t idx = threadIdx.x; idx < p.m * columns; idx += kWarps * 32) {
-    const int64_t i = idx / columns, c = block_n0 + idx % columns;
-    if (c >= p.n) continue;
-    float v = 0.0f;
-    for (unsigned z = 0; z < gridDim.y; ++z) v += __ldcg(sum.parts + z * sum.stride + i * sum.ld + c);
-    device::store_one(sum.c, i, c, v);
-  }
+  device::sum_parts_if_last<kWarps * 32>(sum, block_n0, int64_t(column_groups) * kWarpColumns);
 }
 
 }  // namespace
@@ -269,7 +236,7 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   GemmArgs out;
   if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
   const KPart part{plan.k_per_split, plan.part_rows * out.ldc};
-  PartSum<T> sum{device::tc_params<T>(a), static_cast<const float*>(out.C), part.stride, out.ldc, nullptr};
+  device::PartSum<T> sum{device::tc_params<T>(a), static_cast<const float*>(out.C), part.stride, out.ldc, nullptr};
   sum.c.alpha = 1.0f;
   if (plan.splits > 1) {
     if (cudaError_t err = arrival_flags(plan, stream, &sum.flags); err != cudaSuccess) return err;
