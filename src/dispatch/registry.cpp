@@ -250,6 +250,9 @@ const std::vector<KernelEntry>& registry() {
                                              "step 08 for any alignment, k split across blocks, 64x64 tiles on 4 warps", 0.78),
       pipelined<Pipelined128x256, true, Schedule::kSplitK>("pipelined_128x256_splitk",
                                               "step 08, 128x256 tiles, k split across blocks for small outputs"),
+      pipelined<Pipelined64x256, true, Schedule::kSplitK>(
+          "pipelined_64x256_splitk", "step 08, 64x256 tiles on 4 warps of 16x8, k split across blocks: 64-row outputs",
+          0.95),
       pipelined<Pipelined128x256, true, Schedule::kStreamK>(
           "pipelined_128x256_streamk",
           "step 08, 128x256 tiles: the full waves whole, the remaining tiles' k-slices shared evenly (stream-K)"),

@@ -71,6 +71,9 @@ using Pipelined64x64 = WarptileConfig<64, 64, 16, 64, 32, 4>;
 // 64x64 on 4 warps of 8x4 per lane: split-k where its blocks are few (more
 // warps to hide loads; dispatch's choice), and every unaligned split-k call.
 using Pipelined64x64Warps4 = WarptileConfig<64, 64, 16, 32, 32, 4>;
+// 64x256 on 4 warps of 16x8 per lane (two blocks an SM): the 128x256 lane tile for outputs of up to
+// 64 rows, k split across blocks.
+using Pipelined64x256 = WarptileConfig<64, 256, 16, 64, 64, 2, 2, 9>;
 // Unaligned 128x128 on 4 warps of 16x8 per lane (element-wise loads want the taller lane tile).
 using PipelinedAny128x128 = WarptileConfig<128, 128, 16, 64, 64, 2, 2>;
 
