@@ -36,15 +36,28 @@ inline __device__ bool last_to_arrive(int* flag) {
 
 // After a block's part is stored: the last part of column block blockIdx.x (columns c0 .. c0 +
 // columns - 1 of C) adds all parts into C. Every thread of the block (kThreads of them) calls it.
+// Where C's values there are fewer than the threads, lanes of a warp share a value's parts (each a
+// run of them in order) and add their runs by shuffles, a chain of dependent loads as many times shorter.
 template <int kThreads, class T>
 __device__ __forceinline__ void sum_parts_if_last(const PartSum<T>& sum, int64_t c0, int64_t columns) {
   if (sum.flags == nullptr || !last_to_arrive(sum.flags + blockIdx.x)) return;
-  for (int64_t idx = threadIdx.x; idx < sum.c.m * columns; idx += kThreads) {
-    const int64_t i = idx / columns, c = c0 + idx % columns;
-    if (c >= sum.c.n) continue;
+  const int cols = int(columns < sum.c.n - c0 ? columns : sum.c.n - c0), values = int(sum.c.m) * cols;
+  const int parts = int(gridDim.y);
+  int lanes = 1;  // a power of two up to 32
+  while (lanes < 32 && 2 * lanes * values <= kThreads && 2 * lanes <= parts) lanes *= 2;
+  const int run = (parts + lanes - 1) / lanes, g = int(threadIdx.x) % lanes;
+  const int slots = kThreads / lanes;  // values a pass, the passes alike for every thread (the shuffles)
+  for (int first = 0; first < values; first += slots) {
+    const int at_value = first + int(threadIdx.x) / lanes, idx = at_value < values ? at_value : values - 1;
+    const int i = idx / cols, c = idx % cols;
+    const float* at = sum.parts + i * sum.ld + c0 + c;
     float v = 0.0f;
-    for (unsigned z = 0; z < gridDim.y; ++z) v += __ldcg(sum.parts + z * sum.stride + i * sum.ld + c);
-    store_one(sum.c, i, c, v);
+    for (int z = g * run; z < parts && z < (g + 1) * run; ++z) v += __ldcg(at + z * sum.stride);
+    for (int o = 1; o < lanes; o *= 2) {  // lane g adds lane g + o's sum: the runs in order
+      const float w = __shfl_down_sync(0xffffffffu, v, o, lanes);
+      if (g % (2 * o) == 0) v += w;
+    }
+    if (g == 0 && at_value < values) store_one(sum.c, i, c0 + c, v);
   }
 }
 

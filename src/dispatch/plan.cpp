@@ -161,7 +161,8 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   const int64_t blocks = ceil_div(a.n, columns);
   int per_sm = 0;
   const bool vec = impl::in_16_byte_units(a.B, a.ldb, size_of(a.precision.ab));
-  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, &per_sm) != cudaSuccess || per_sm < 1) {
+  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, false, &per_sm) != cudaSuccess ||
+      per_sm < 1) {
     per_sm = impl::kSmallMBlocksPerSm;
   }
   const int64_t slots = int64_t(per_sm) * sms, chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);
@@ -173,9 +174,14 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
     const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
     if (s == 1 || time < best_time) best = parts, best_time = time;
   }
-  // The parts summed by the last one to arrive where that block's sum is short, else by a second launch.
+  // The parts summed by the last one to arrive where that block's sum is short and its kernel (a tail more)
+  // keeps as many blocks an SM, else by a second launch.
   if (take_small_m_parts(&p, e, a, best) && a.m * std::min(columns, a.n) * p.splits <= impl::kSmallMArrivalMaxSums) {
-    p.arrival_flags = blocks;
+    int arriving = 0;
+    if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, true, &arriving) != cudaSuccess ||
+        arriving >= per_sm) {
+      p.arrival_flags = blocks;
+    }
   }
   return p;
 }

@@ -106,10 +106,10 @@ constexpr int64_t small_m_columns_n(size_t bytes) { return int64_t(32 * 16 / byt
 template <DType AB>
 cudaError_t launch_small_m(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 // The blocks one SM holds at once of the step 16 kernel a call with m rows and B with op op_b launches
-// (vec: B's rows in 16-byte units).
-using SmallMResidentFn = cudaError_t (*)(Op op_b, int64_t m, bool vec, int* blocks);
+// (vec: B's rows in 16-byte units; arrive: the kernel whose last part to arrive sums split-k's parts).
+using SmallMResidentFn = cudaError_t (*)(Op op_b, int64_t m, bool vec, bool arrive, int* blocks);
 template <DType AB>
-cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, int* blocks);
+cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, bool arrive, int* blocks);
 // Step 16 on tensor cores (16-bit inputs, and FP32 read as tf32): a block of
 // kSmallMmaWarps warps, each taking small_mma_columns(kSmallMmaWarps, op B, m,
 // element bytes) columns of C (16 with B op T; with op N 16 per value of B a

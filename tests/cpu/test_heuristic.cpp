@@ -863,14 +863,24 @@ TEST(Heuristic, Tf32TilesSwapOrCopyOnlyBNotTransposed) {
 TEST(Heuristic, SmallMPartsFillWholeWaves) {
   using namespace tessel;
   KernelEntry e = *find_entry("gemv_16x32_any");
-  e.small_m_resident = [](Op, int64_t, bool, int* blocks) { return *blocks = 2, cudaSuccess; };
+  e.small_m_resident = [](Op, int64_t, bool, bool, int* blocks) { return *blocks = 2, cudaSuccess; };
   const GemmArgs wide = call(DType::kF32, DType::kF32, 16, 18432, 7168);
   EXPECT_EQ(make_plan(e, wide, 132).splits, 2);
   EXPECT_EQ(make_plan(e, call(DType::kF32, DType::kF32, 16, 264 * impl::kSmallMColumnsT, 7168), 132).splits, 1);
-  e.small_m_resident = [](Op, int64_t, bool, int* blocks) { return *blocks = 4, cudaSuccess; };
+  e.small_m_resident = [](Op, int64_t, bool, bool, int* blocks) { return *blocks = 4, cudaSuccess; };
   EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
-  e.small_m_resident = [](Op, int64_t, bool, int*) { return cudaErrorNoDevice; };  // unknown: kSmallMBlocksPerSm
+  e.small_m_resident = [](Op, int64_t, bool, bool, int*) { return cudaErrorNoDevice; };  // unknown: kSmallMBlocksPerSm
   EXPECT_EQ(make_plan(e, wide, 132).splits, 7);
+  // The parts are summed in the kernel's tail only where that kernel keeps as many blocks an SM.
+  const GemmArgs gemv = call(DType::kF32, DType::kF32, 1, 4096, 4096);
+  e.small_m_resident = [](Op, int64_t, bool, bool, int* blocks) { return *blocks = 3, cudaSuccess; };
+  EXPECT_GT(make_plan(e, gemv, 132).splits, 1);
+  EXPECT_GT(make_plan(e, gemv, 132).arrival_flags, 0);
+  e.small_m_resident = [](Op, int64_t, bool, bool arrive, int* blocks) {
+    return *blocks = arrive ? 2 : 3, cudaSuccess;
+  };
+  EXPECT_GT(make_plan(e, gemv, 132).splits, 1);
+  EXPECT_EQ(make_plan(e, gemv, 132).arrival_flags, 0);
 }
 
 // Step 08's split-k goes past kMaxSplits parts only where those leave SMs without blocks, each part still

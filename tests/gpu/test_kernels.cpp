@@ -175,7 +175,8 @@ TEST_P(SmallMTest, DecodeShapes) {
   uint64_t seed = 90;
   const bool any_alignment = alignment_of(kernel) == 1;
   for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{16, 1000, 3001}, Shape{4, 257, 70'000}, Shape{3, 33, 513},
-                             Shape{16, 2048, 64}, Shape{9, 1, 1000}, Shape{8, 200, 17}, Shape{12, 129, 4099}}) {
+                             Shape{16, 2048, 64}, Shape{9, 1, 1000}, Shape{8, 200, 17}, Shape{12, 129, 4099},
+                             Shape{5, 7, 40'000}}) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}, Setting{0.5f, 0.0f, 0, 1}}) {
         if (s.ld_align == 1 && !any_alignment) continue;

@@ -133,7 +133,9 @@ __global__ void __launch_bounds__(kThreads)
     for (int i = 0; i < MT; ++i) {
       if (lane == (c * MT + i) % 32 && i < p.m && j0 + c < p.n) device::store_one(p, i, j0 + c, acc[c][i]);
     }
-  if constexpr (kArrive) device::sum_parts_if_last<kThreads>(sum, int64_t(blockIdx.x) * kSmallMColumnsT, kSmallMColumnsT);
+  if constexpr (kArrive) {
+    device::sum_parts_if_last<kThreads>(sum, int64_t(blockIdx.x) * kSmallMColumnsT, kSmallMColumnsT);
+  }
 }
 
 // B op T elsewhere: the block's kSmallMColumnsT rows of B flow through a ring of kStages stages of
@@ -419,10 +421,9 @@ cudaError_t launch_small_m(const GemmArgs& a, const LaunchPlan& plan, cudaStream
 
 // Asked of the GPU once per context and kernel: the plan of every call reads it.
 template <DType AB>
-cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, int* blocks) {
+cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, bool arrive, int* blocks) {
   using T = typename device::CudaType<AB>::type;
-  // Of the kernels that sum no parts: the plan asks before it knows whether the parts arrive.
-  const cudaError_t err = with_kernel<T>(m, op_b, vec, false, [&](auto kernel, int smem) {
+  const cudaError_t err = with_kernel<T>(m, op_b, vec, arrive, [&](auto kernel, int smem) {
     return cached_in_context(reinterpret_cast<const void*>(kernel), blocks, [&](int* per_sm) {
       return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, kThreads, size_t(smem));
     });
@@ -434,8 +435,8 @@ cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, int* blocks) {
 template cudaError_t launch_small_m<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
 template cudaError_t launch_small_m<DType::kBF16>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
-template cudaError_t resident_small_m<DType::kF32>(Op, int64_t, bool, int*);
-template cudaError_t resident_small_m<DType::kF16>(Op, int64_t, bool, int*);
-template cudaError_t resident_small_m<DType::kBF16>(Op, int64_t, bool, int*);
+template cudaError_t resident_small_m<DType::kF32>(Op, int64_t, bool, bool, int*);
+template cudaError_t resident_small_m<DType::kF16>(Op, int64_t, bool, bool, int*);
+template cudaError_t resident_small_m<DType::kBF16>(Op, int64_t, bool, bool, int*);
 
 }  // namespace tessel::impl
