@@ -436,12 +436,13 @@ TEST(Heuristic, TileSplitOnStepsNineAndTen) {
 TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
   using namespace tessel;
   for (const char* name : {"gemv_16x32_any", "gemv_bf16_16x32"}) {
-    const KernelEntry* e = find_entry(name);
-    ASSERT_NE(e, nullptr) << name;
-    const DType ab = e->info.precisions[0].ab;
+    ASSERT_NE(find_entry(name), nullptr) << name;
+    KernelEntry e = *find_entry(name);
+    e.small_m_resident = nullptr;  // kSmallMBlocksPerSm an SM, with the tail that sums the parts or without
+    const DType ab = e.info.precisions[0].ab;
     for (int64_t m : {1, 16}) {
       GemmArgs a = call(ab, ab, m, 4096, 4096);  // NT: 128 blocks of columns for 132 SMs
-      const impl::LaunchPlan p = make_plan(*e, a, 132);
+      const impl::LaunchPlan p = make_plan(e, a, 132);
       EXPECT_GT(p.splits, 1) << name;
       EXPECT_EQ(p.k_per_split % impl::kSmallMChunkK, 0) << name;
       EXPECT_LT((p.splits - 1) * p.k_per_split, a.k) << name;
@@ -452,19 +453,19 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
       if (m == 1) EXPECT_TRUE(arrive) << name;
       EXPECT_GE(p.workspace_bytes(), p.parts_bytes) << name;
     }
-    EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 4096, 256), 132).splits, 1) << name;       // one chunk of k
-    EXPECT_EQ(make_plan(*e, call(ab, ab, 1, 1 << 17, 4096), 132).splits, 1) << name;  // columns enough
+    EXPECT_EQ(make_plan(e, call(ab, ab, 1, 4096, 256), 132).splits, 1) << name;       // one chunk of k
+    EXPECT_EQ(make_plan(e, call(ab, ab, 1, 1 << 17, 4096), 132).splits, 1) << name;  // columns enough
     // B op N: a block takes 32 16-byte runs of columns, so 4096 columns make 4096 / (32 runs) blocks
     // and k is split into whole chunks, at most one a part.
     GemmArgs input_gradient = call(ab, ab, 1, 4096, 4096);
     input_gradient.opB = Op::N, input_gradient.ldb = 4096;
     EXPECT_EQ(impl::small_m_columns_n(size_of(ab)), 32 * 16 / int64_t(size_of(ab))) << name;
-    EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 4096 / impl::kSmallMChunkK) << name;
+    EXPECT_EQ(make_plan(e, input_gradient, 132).splits, 4096 / impl::kSmallMChunkK) << name;
     input_gradient.n = input_gradient.ldb = 1 << 18;  // 1024 or more blocks: k whole
-    EXPECT_EQ(make_plan(*e, input_gradient, 132).splits, 1) << name;
+    EXPECT_EQ(make_plan(e, input_gradient, 132).splits, 1) << name;
     GemmArgs deep = call(ab, ab, 16, 512, 32768);  // few columns, many parts: their sum a second launch
     deep.opB = Op::N, deep.ldb = 512;
-    const impl::LaunchPlan deep_plan = make_plan(*e, deep, 132);
+    const impl::LaunchPlan deep_plan = make_plan(e, deep, 132);
     EXPECT_GT(deep_plan.splits, 1) << name;
     EXPECT_EQ(deep_plan.arrival_flags, 0) << name;
   }
