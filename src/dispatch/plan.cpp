@@ -155,34 +155,44 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
 // a block's own cost (kSmallMBlockChunks); the fewest parts among equals.
 LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.small_m_mma) return plan_small_m_mma(e, a, sms);
-  LaunchPlan p;
-  p.k_per_split = a.k;
   const int64_t columns = a.opB == Op::T ? e.info.tile_n : impl::small_m_columns_n(size_of(a.precision.ab));
   const int64_t blocks = ceil_div(a.n, columns);
-  int per_sm = 0;
   const bool vec = impl::in_16_byte_units(a.B, a.ldb, size_of(a.precision.ab));
-  if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, false, &per_sm) != cudaSuccess ||
-      per_sm < 1) {
-    per_sm = impl::kSmallMBlocksPerSm;
-  }
-  const int64_t slots = int64_t(per_sm) * sms, chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);
+  auto resident = [&](bool arrive) {  // blocks an SM of the kernel with the tail that sums the parts or without
+    int per_sm = 0;
+    if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, arrive, &per_sm) != cudaSuccess ||
+        per_sm < 1) {
+      per_sm = impl::kSmallMBlocksPerSm;
+    }
+    return per_sm;
+  };
+  const int64_t chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);
   const int64_t most = std::min({impl::kMaxSplits, chunks, parts_that_fit(a.m, a.n)});
-  int64_t best = 1;
-  double best_time = 0.0;
-  for (int64_t s = 1; s <= most; ++s) {
-    const int64_t depth = ceil_div(chunks, s), parts = ceil_div(chunks, depth);
-    const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
-    if (s == 1 || time < best_time) best = parts, best_time = time;
-  }
-  // The parts summed by the last one to arrive where that block's sum is short and its kernel (a tail more)
-  // keeps as many blocks an SM, else by a second launch.
-  if (take_small_m_parts(&p, e, a, best) && a.m * std::min(columns, a.n) * p.splits <= impl::kSmallMArrivalMaxSums) {
-    int arriving = 0;
-    if (e.small_m_resident == nullptr || e.small_m_resident(a.opB, a.m, vec, true, &arriving) != cudaSuccess ||
-        arriving >= per_sm) {
-      p.arrival_flags = blocks;
+  auto best_parts = [&](int per_sm) {
+    const int64_t slots = int64_t(per_sm) * sms;
+    int64_t best = 1;
+    double best_time = 0.0;
+    for (int64_t s = 1; s <= most; ++s) {
+      const int64_t depth = ceil_div(chunks, s), parts = ceil_div(chunks, depth);
+      const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
+      if (s == 1 || time < best_time) best = parts, best_time = time;
+    }
+    return best;
+  };
+  LaunchPlan p;
+  p.k_per_split = a.k;
+  // The parts summed by the last one to arrive (the plan for its kernel's blocks an SM) at m <= kSmallMArrivalMaxM
+  // where that block's sum is short and its kernel keeps as many blocks an SM, else by a second launch.
+  const int plain = resident(false), arriving = a.m <= impl::kSmallMArrivalMaxM ? resident(true) : 0;
+  if (arriving >= plain) {
+    LaunchPlan q = p;
+    if (take_small_m_parts(&q, e, a, best_parts(arriving)) &&
+        a.m * std::min(columns, a.n) * q.splits <= impl::kSmallMArrivalMaxSums) {
+      q.arrival_flags = blocks;
+      return q;
     }
   }
+  take_small_m_parts(&p, e, a, best_parts(plain));
   return p;
 }
 

@@ -447,8 +447,9 @@ TEST(Heuristic, SmallMSplitsIntoWholeChunksForLoadsInFlight) {
       EXPECT_EQ(p.k_per_split % impl::kSmallMChunkK, 0) << name;
       EXPECT_LT((p.splits - 1) * p.k_per_split, a.k) << name;
       EXPECT_EQ(p.parts_bytes, size_t(p.splits * m * impl::flipped_ld(4096)) * sizeof(float)) << name;
-      // Summed by the last part to arrive, a count per column block, where that block's sum is short.
-      const bool arrive = m * impl::kSmallMColumnsT * p.splits <= impl::kSmallMArrivalMaxSums;
+      // Summed by the last part to arrive, a count per column block, at m <= 4 where that block's sum is short.
+      const bool arrive =
+          m <= impl::kSmallMArrivalMaxM && m * impl::kSmallMColumnsT * p.splits <= impl::kSmallMArrivalMaxSums;
       EXPECT_EQ(p.arrival_flags, arrive ? 4096 / impl::kSmallMColumnsT : 0) << name;
       if (m == 1) EXPECT_TRUE(arrive) << name;
       EXPECT_GE(p.workspace_bytes(), p.parts_bytes) << name;
@@ -882,6 +883,15 @@ TEST(Heuristic, SmallMPartsFillWholeWaves) {
   };
   EXPECT_GT(make_plan(e, gemv, 132).splits, 1);
   EXPECT_EQ(make_plan(e, gemv, 132).arrival_flags, 0);
+  // Where it holds more, the parts are planned for its blocks: 576 blocks of columns take 7 parts of 2 chunks
+  // for 4 blocks an SM (2 for 3).
+  e.small_m_resident = [](Op, int64_t, bool, bool arrive, int* blocks) {
+    return *blocks = arrive ? 4 : 3, cudaSuccess;
+  };
+  const impl::LaunchPlan decode = make_plan(e, call(DType::kF32, DType::kF32, 4, 18432, 7168), 132);
+  EXPECT_EQ(decode.splits, 7);
+  EXPECT_EQ(decode.arrival_flags, 18432 / impl::kSmallMColumnsT);
+  EXPECT_EQ(make_plan(e, call(DType::kF32, DType::kF32, 5, 18432, 7168), 132).arrival_flags, 0);  // m > 4
 }
 
 // Step 08's split-k goes past kMaxSplits parts only where those leave SMs without blocks, each part still

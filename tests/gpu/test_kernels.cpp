@@ -203,10 +203,10 @@ class SmallMSplitTest : public GpuTest {};
 
 // Elements of type E (the bits of bf16 or FP32) with random signs and mantissas in [1, 2).
 template <class E>
-void parts_sum_the_same(const std::string& name, const char* precision) {
+void parts_sum_the_same(const std::string& name, const char* precision, int64_t m) {
   for (Op op_b : {Op::N, Op::T}) {
     tessel::GemmArgs a;
-    a.opA = Op::N, a.opB = op_b, a.m = 5, a.n = op_b == Op::N ? 4096 : 576, a.k = op_b == Op::N ? 4096 : 7168;
+    a.opA = Op::N, a.opB = op_b, a.m = m, a.n = op_b == Op::N ? 4096 : 576, a.k = op_b == Op::N ? 4096 : 7168;
     a.lda = a.k, a.ldc = a.n;
     a.ldb = op_b == Op::N ? a.n : a.k;
     a.precision = *tessel::parse_precision(precision);
@@ -240,9 +240,10 @@ void parts_sum_the_same(const std::string& name, const char* precision) {
 }
 
 TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
-  parts_sum_the_same<uint16_t>("gemv_mma_bf16_16x16_any", "bf16");
-  parts_sum_the_same<uint32_t>("gemv_mma_tf32_16x16_any", "tf32");
-  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32");  // op T: summed in the kernel; op N: by a second launch
+  parts_sum_the_same<uint16_t>("gemv_mma_bf16_16x16_any", "bf16", 5);
+  parts_sum_the_same<uint32_t>("gemv_mma_tf32_16x16_any", "tf32", 5);
+  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32", 4);  // summed in the kernel
+  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32", 5);  // by a second launch
 }
 
 INSTANTIATE_TEST_SUITE_P(Step16, SmallMTest,
