@@ -18,8 +18,8 @@
 //  - k is split across a second grid dimension where the columns alone give
 //    too few blocks to keep enough loads in flight (plan.cpp,
 //    plan_small_m); the parts are added in order into C by the last part of
-//    a column block to arrive (part_sum.cuh) where that sum is short, else by
-//    a second launch (sum_split_parts);
+//    a column block to arrive (part_sum.cuh) where the plan says (m <= 4, the sum
+//    short), else by a second launch (sum_split_parts);
 //  - FP32 multiply-adds throughout (tf32 calls are computed in FP32).
 //
 // 16-bit B needs its rows in 16-byte units (B 16-byte aligned, ldb a multiple
