@@ -242,7 +242,7 @@ void parts_sum_the_same(const std::string& name, const char* precision, int64_t 
 TEST_F(SmallMSplitTest, PartsSumTheSameWhoeverArrivesLast) {
   parts_sum_the_same<uint16_t>("gemv_mma_bf16_16x16_any", "bf16", 5);
   parts_sum_the_same<uint32_t>("gemv_mma_tf32_16x16_any", "tf32", 5);
-  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32", 4);  // summed in the kernel
+  parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32", 4);  // op T summed in the kernel (op N where its plan says)
   parts_sum_the_same<uint32_t>("gemv_16x32_any", "f32", 5);  // by a second launch
 }
 
