@@ -1,6 +1,7 @@
 // Split-k summed in the kernel: each part of k (gridDim.y of them) stores its FP32 sums, and the
-// last block of a column block to arrive adds every part, in part order, into the call's C: one
-// launch, and the same sum whichever part comes last (the parts' order, not the arrivals', fixes it).
+// last block of a column block to arrive adds every part into the call's C in an order fixed by the parts
+// (in part order, or in runs of parts added pairwise), not by the arrivals: one launch, and the same sum
+// whichever part comes last.
 #pragma once
 
 #include <cstdint>
