@@ -423,17 +423,18 @@ __device__ __forceinline__ void wgmma_64xN_tf32_rs(float (&d)[N / 2], const uint
 #undef TESSEL_ACC8
 
 // One k-slice (128 bytes deep) for this warpgroup: 4 wgmmas (k 16 of a
-// 16-bit type, 8 of tf32, 32 of FP8) over rows a_row0.. of A's tile and all
-// N columns of B's, added to d (Fresh: d = the slice's product alone).
+// 16-bit type, 8 of tf32, 32 of FP8) over rows a_row0.. of A's tile and the
+// N columns b_row0.. of B's, added to d (Fresh: d = the slice's product alone).
 template <class T, class OpA, class OpB, int N, bool Fresh = false>
-__device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile, int a_row0, const void* b_tile) {
+__device__ __forceinline__ void mma_slice(float (&d)[N / 2], const void* a_tile, int a_row0, const void* b_tile,
+                                          int b_row0 = 0) {
   wgmma_fence();
   wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed, !Fresh>(d, OpA::desc(a_tile, a_row0, 0),
-                                                               OpB::desc(b_tile, 0, 0));
+                                                               OpB::desc(b_tile, b_row0, 0));
 #pragma unroll
   for (int step = 1; step < kSliceBytes / kStepBytes; ++step) {
     wgmma_64xN<T, N, OpA::kTransposed, OpB::kTransposed>(d, OpA::desc(a_tile, a_row0, step),
-                                                         OpB::desc(b_tile, 0, step));
+                                                         OpB::desc(b_tile, b_row0, step));
   }
   wgmma_commit();
 }

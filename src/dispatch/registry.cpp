@@ -349,6 +349,8 @@ const std::vector<KernelEntry>& registry() {
           "step 14 for FP8 (e4m3) inputs: wgmma k32, each 128-deep k-slice promoted to FP32 registers, per-tensor or "
           "1x128 / 128x128 block scales"),
       cluster<Cluster128x192, DType::kE4M3>("wgmma_cluster_e4m3_128x192", 17, "step 17, 128x192 tiles"),
+      cluster<Cluster128x256, DType::kE4M3>("wgmma_cluster_e4m3_128x256", 17,
+                                            "step 17, 128x256 tiles, each slice promoted in two pieces of 128 columns"),
       cluster<Fp8Cluster128x128, DType::kE5M2>("wgmma_cluster_e5m2_128x128", 17, "step 17 for e5m2 inputs"),
       shallow_k("shallow_64x128_any",
                 "shallow k (an outer product): A and B staged as FP32, two blocks an SM walking 64x128 tiles "

@@ -11,7 +11,8 @@
 //    its own (scale-d = 0 on its first wgmma), waited for, and added to the
 //    tile's accumulators in FP32 registers (consume_tile), every 128 of k.
 //    While one consumer warpgroup promotes, the other's wgmmas run. Twice
-//    the accumulator registers: tiles of 128 x 128 and 128 x 192.
+//    the accumulator registers: tiles of 128 x 128 and 128 x 192; 128 x 256
+//    tiles promote each slice in two pieces of 128 columns.
 //  - FP8 wgmma reads K-major operands only (no transpose bit): A with op T
 //    and B with op N are copied transposed first (copy_operands), as tf32's.
 //  - Per-tensor dequantisation scales (GemmArgs::scale_a, scale_b: device
@@ -28,6 +29,7 @@ namespace tessel::impl {
 // The configurations the registry lists (src/dispatch/registry.cpp).
 TESSEL_CLUSTER(Fp8Cluster128x128, DType::kE4M3);
 TESSEL_CLUSTER(Cluster128x192, DType::kE4M3);
+TESSEL_CLUSTER(Cluster128x256, DType::kE4M3);
 TESSEL_CLUSTER(Fp8Cluster128x128, DType::kE5M2);
 
 }  // namespace tessel::impl

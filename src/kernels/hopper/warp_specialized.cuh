@@ -97,7 +97,9 @@ struct NoHook {
 // FP32 add keeps, so each slice (128 of k) is multiplied into accumulators
 // of its own and promoted, added to acc in FP32 registers (times its block
 // scales, `scales`), once it completes; the other consumer warpgroups'
-// wgmmas keep the tensor cores busy meanwhile.
+// wgmmas keep the tensor cores busy meanwhile. Tiles wider than 192 columns
+// promote a slice in pieces of 128 columns, so that a piece's accumulators
+// fit beside acc.
 template <class T, int Hooks = 0, class Ops, int S, int N, class Hook = NoHook>
 __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals,
@@ -123,14 +125,18 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     if constexpr (kPromote) {
       const float2 scale = next_scale;
       if (kt + 1 < slices) next_scale = scales.at(kt + 1);
-      float part[N];
-      sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N, true>(part, smem.a(ring.stage), a_row0,
-                                                                          smem.b(ring.stage));
-      sm90::wgmma_wait<0>();
-      sm90::fence_acc(part);
-      if (signals) release(ring.stage);
+      constexpr int kPieces = N > 96 ? N / 64 : 1, kPart = N / kPieces;
 #pragma unroll
-      for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+      for (int piece = 0; piece < kPieces; ++piece) {
+        float part[kPart];
+        sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
+                                                                              smem.b(ring.stage), 2 * kPart * piece);
+        sm90::wgmma_wait<0>();
+        sm90::fence_acc(part);
+        if (piece == kPieces - 1 && signals) release(ring.stage);
+#pragma unroll
+        for (int i = 0; i < kPart; ++i) acc[kPart * piece + i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+      }
     } else {
       if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
         auto from = [&](uint32_t (&f)[sm90::kSliceSteps][4]) {
@@ -486,11 +492,12 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
       for (int c = 0; c < Held::kChunks; ++c) store_chunk(c);
     }
   };
-  if (Held::takes(p, tma_store) && first + stride < end) {
-    run(std::true_type{});
-  } else {
-    run(std::false_type{});
+  // FP8 tiles promoted in pieces hold none: the held results, acc and a piece's accumulators would not fit.
+  constexpr bool kHolds = sizeof(T) > 1 || N <= 96;
+  if constexpr (kHolds) {
+    if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
+  run(std::false_type{});
 }
 
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
