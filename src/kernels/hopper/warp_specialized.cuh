@@ -77,6 +77,10 @@ struct SliceScales {
   }
 };
 
+// The pieces an FP8 slice is promoted in (consume_tile): 128 columns each on tiles wider than 192, else one.
+template <class T, int N>
+inline constexpr int kPromotePieces = sizeof(T) == 1 && N > 96 ? N / 64 : 1;
+
 // No work between slices (consume_tile's default).
 struct NoHook {
   __device__ void operator()(int) const {}
@@ -125,7 +129,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     if constexpr (kPromote) {
       const float2 scale = next_scale;
       if (kt + 1 < slices) next_scale = scales.at(kt + 1);
-      constexpr int kPieces = N > 96 ? N / 64 : 1, kPart = N / kPieces;
+      constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
 #pragma unroll
       for (int piece = 0; piece < kPieces; ++piece) {
         float part[kPart];
@@ -493,7 +497,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
     }
   };
   // FP8 tiles promoted in pieces hold none: the held results, acc and a piece's accumulators would not fit.
-  constexpr bool kHolds = sizeof(T) > 1 || N <= 96;
+  constexpr bool kHolds = kPromotePieces<T, N> == 1;
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
