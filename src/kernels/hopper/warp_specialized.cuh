@@ -80,11 +80,73 @@ struct SliceScales {
 // The pieces an FP8 slice is promoted in (consume_tile): 128 columns each on tiles wider than 192, else one.
 template <class T, int N>
 inline constexpr int kPromotePieces = sizeof(T) == 1 && N > 96 ? N / 64 : 1;
+// FP8 tiles whose accumulators fit three times (acc and two slices'): each slice's wgmmas are issued before the
+// slice ahead of it is waited for and promoted, so that a warpgroup's tensor-core work runs under its promotion.
+template <class T, int N>
+inline constexpr bool kPromoteOverlapped = sizeof(T) == 1 && N <= 64;
 
 // No work between slices (consume_tile's default).
 struct NoHook {
   __device__ void operator()(int) const {}
 };
+
+// Consumer warpgroups arrive on a stage's empty barrier in every CTA of the cluster (consume_tile).
+template <class Ops, int S>
+__device__ __forceinline__ void release_stage(const Sm90Smem<Ops, S>& smem, int stage) {
+  if constexpr (Ops::kCluster == 1) {
+    device::sm90::bar_arrive(&smem.empty()[stage]);
+  } else {
+#pragma unroll
+    for (int r = 0; r < Ops::kCluster; ++r) device::sm90::bar_arrive_cluster(&smem.empty()[stage], r);
+  }
+}
+
+// consume_tile for FP8 tiles of kPromoteOverlapped: slices alternate between two sets of accumulators, and a
+// slice is promoted (times its scales) while the next one's wgmmas run. A set is read only after the wait that
+// retires its slice on every path, so that ptxas does not serialize the wgmmas.
+template <class T, class Ops, int S, int N>
+__device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
+                                                        device::sm90::Ring<S>& ring, int a_row0, int slices,
+                                                        bool signals, const SliceScales& scales) {
+  namespace sm90 = device::sm90;
+  float parts[2][N];
+  int kt = 0, newest = 0;  // slices issued; the stage of the newest
+  float2 scale = scales.at(0), next_scale = slices > 1 ? scales.at(1) : scale;  // the oldest in flight, the next
+  auto issue = [&](float (&part)[N]) {
+    sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
+    sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * N, true>(part, smem.a(ring.stage), a_row0,
+                                                                     smem.b(ring.stage));
+    newest = ring.stage;
+    ring.next();
+    ++kt;
+  };
+  auto promote = [&](float (&part)[N], int stage) {
+    sm90::fence_acc(part);
+    if (signals) release_stage(smem, stage);
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+    scale = next_scale;
+    if (kt < slices) next_scale = scales.at(kt);
+  };
+  // `last` holds the newest slice; the next slice goes into `next` before `last` is promoted. False: done.
+  auto advance = [&](float (&last)[N], float (&next)[N]) {
+    const int stage = newest;
+    if (kt == slices) {
+      sm90::wgmma_wait<0>();
+      promote(last, stage);
+      return false;
+    }
+    issue(next);
+    sm90::wgmma_wait<1>();
+    promote(last, stage);
+    return true;
+  };
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] = 0.0f;
+  issue(parts[0]);
+  while (advance(parts[0], parts[1]) && advance(parts[1], parts[0])) {
+  }
+}
 
 // acc = this warpgroup's rows a_row0..+63 of the tile (N accumulators per
 // thread: 2N columns), over `slices` k-slices from the ring (slices >= 1).
@@ -109,75 +171,73 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals,
                                              Hook&& hook = Hook{}, const SliceScales& scales = {}) {
   namespace sm90 = device::sm90;
-  auto release = [&](int stage) {
-    if constexpr (Ops::kCluster == 1) {
-      sm90::bar_arrive(&smem.empty()[stage]);
-    } else {
-#pragma unroll
-      for (int r = 0; r < Ops::kCluster; ++r) sm90::bar_arrive_cluster(&smem.empty()[stage], r);
-    }
-  };
-#pragma unroll
-  for (int i = 0; i < N; ++i) acc[i] = 0.0f;
-  int previous = 0, kt = 0;
-  constexpr bool kPromote = sizeof(T) == 1;
-  float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
-  using A = typename Ops::A;
-  uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
-  auto slice = [&] {
-    sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
-    if constexpr (kPromote) {
-      const float2 scale = next_scale;
-      if (kt + 1 < slices) next_scale = scales.at(kt + 1);
-      constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
-#pragma unroll
-      for (int piece = 0; piece < kPieces; ++piece) {
-        float part[kPart];
-        sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
-                                                                              smem.b(ring.stage), 2 * kPart * piece);
-        sm90::wgmma_wait<0>();
-        sm90::fence_acc(part);
-        if (piece == kPieces - 1 && signals) release(ring.stage);
-#pragma unroll
-        for (int i = 0; i < kPart; ++i) acc[kPart * piece + i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
-      }
-    } else {
-      if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
-        auto from = [&](uint32_t (&f)[sm90::kSliceSteps][4]) {
+  if constexpr (kPromoteOverlapped<T, N>) {
+    static_assert(Hooks == 0, "no hooks between overlapped FP8 slices");
+    consume_tile_overlapped<T>(acc, smem, ring, a_row0, slices, signals, scales);
+  } else {
+    auto release = [&](int stage) { release_stage(smem, stage); };
+  #pragma unroll
+    for (int i = 0; i < N; ++i) acc[i] = 0.0f;
+    int previous = 0, kt = 0;
+    constexpr bool kPromote = sizeof(T) == 1;
+    float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
+    using A = typename Ops::A;
+    uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
+    auto slice = [&] {
+      sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
+      if constexpr (kPromote) {
+        const float2 scale = next_scale;
+        if (kt + 1 < slices) next_scale = scales.at(kt + 1);
+        constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
+  #pragma unroll
+        for (int piece = 0; piece < kPieces; ++piece) {
+          float part[kPart];
+          sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
+                                                                                smem.b(ring.stage), 2 * kPart * piece);
+          sm90::wgmma_wait<0>();
+          sm90::fence_acc(part);
+          if (piece == kPieces - 1 && signals) release(ring.stage);
+  #pragma unroll
+          for (int i = 0; i < kPart; ++i) acc[kPart * piece + i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+        }
+      } else {
+        if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
+          auto from = [&](uint32_t (&f)[sm90::kSliceSteps][4]) {
+            sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
+            sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
+          };
+          if (kt % 2 == 0) {
+            from(fragments[0]);
+          } else {
+            from(fragments[1]);
+          }
+          sm90::wgmma_wait<1>();
+        } else if constexpr (A::kRegisters) {  // the fragments are read until the slice completes
+          uint32_t f[sm90::kSliceSteps][4];
           sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
           sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
-        };
-        if (kt % 2 == 0) {
-          from(fragments[0]);
+          sm90::wgmma_wait<0>();
         } else {
-          from(fragments[1]);
+          sm90::mma_slice<T, A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
+          sm90::wgmma_wait<1>();
         }
-        sm90::wgmma_wait<1>();
-      } else if constexpr (A::kRegisters) {  // the fragments are read until the slice completes
-        uint32_t f[sm90::kSliceSteps][4];
-        sm90::load_fragments<A>(f, smem.a(ring.stage), a_row0, int(threadIdx.x % sm90::kWarpgroup));
-        sm90::mma_slice_rs<typename Ops::B, 2 * N>(acc, f, smem.b(ring.stage));
-        sm90::wgmma_wait<0>();
-      } else {
-        sm90::mma_slice<T, A, typename Ops::B, 2 * N>(acc, smem.a(ring.stage), a_row0, smem.b(ring.stage));
-        sm90::wgmma_wait<1>();
+        if (kt > 0 && signals) release(previous);
       }
-      if (kt > 0 && signals) release(previous);
+      previous = ring.stage;
+      ring.next();
+      ++kt;
+    };
+  #pragma unroll
+    for (int c = 0; c < Hooks; ++c) {
+      if (kt < slices) slice();
+      hook(c);
     }
-    previous = ring.stage;
-    ring.next();
-    ++kt;
-  };
-#pragma unroll
-  for (int c = 0; c < Hooks; ++c) {
-    if (kt < slices) slice();
-    hook(c);
-  }
-  while (kt < slices) slice();
-  if constexpr (!kPromote) {
-    sm90::wgmma_wait<0>();
-    if (signals) release(previous);
-    sm90::fence_acc(acc);
+    while (kt < slices) slice();
+    if constexpr (!kPromote) {
+      sm90::wgmma_wait<0>();
+      if (signals) release(previous);
+      sm90::fence_acc(acc);
+    }
   }
 }
 
@@ -497,7 +557,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
     }
   };
   // FP8 tiles promoted in pieces hold none: the held results, acc and a piece's accumulators would not fit.
-  constexpr bool kHolds = kPromotePieces<T, N> == 1;
+  constexpr bool kHolds = kPromotePieces<T, N> == 1 && !kPromoteOverlapped<T, N>;
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
