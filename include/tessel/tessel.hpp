@@ -280,7 +280,7 @@ struct KernelInfo {
   int max_compute_capability = 0;  // 0: none; 90 for sm_90a code (wgmma), which runs on 9.0 only
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
-  bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 columns wide)
+  bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 or 256 columns wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
   bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets, group_counts or problems)

@@ -488,7 +488,7 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   }
   if (why == kBlockScales) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
-                                           "' takes no FP8 block scales (the FP8 kernels with tiles 128 wide do)"};
+                                           "' takes no FP8 block scales (the FP8 kernels with tiles 128 or 256 wide do)"};
   }
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +

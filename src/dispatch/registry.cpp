@@ -126,7 +126,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   KernelEntry e{info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, impl::kSliceK};
   if (ab == DType::kF32 || is_fp8(ab)) e.copies = Copies::kKMajor;
   if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
-  e.info.fp8_block_scales = is_fp8(ab) && Cfg::kBN == 128;  // a tile's columns in one 128-wide scale block
+  e.info.fp8_block_scales = is_fp8(ab) && impl::kFp8BlockScales<Cfg>;
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   // The cluster kernel walks matrices and groups, and a pointer-array batch's maps.
   e.info.batched = e.info.grouped = e.info.pointer_array = step == 14 || step == 17;

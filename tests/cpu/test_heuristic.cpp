@@ -615,7 +615,7 @@ tessel::GemmArgs fp8_call(int64_t m, int64_t n, int64_t k, tessel::Op opA, tesse
 
 // Step 17 (FP8): operands K-major only (the others copied transposed, bytes, not rounded), every
 // operand not in 16-byte units copied whatever the size (no FP8 kernel reads them so), split-k
-// parts of whole 128-deep slices, block scales on the tiles 128 wide only.
+// parts of whole 128-deep slices, block scales on the tiles that promote 128 columns at a time.
 TEST(Heuristic, Fp8PlansReadKMajorOperandsInWholeSlices) {
   using namespace tessel;
   const KernelEntry* e = find_entry("wgmma_cluster_e4m3_128x128");
@@ -623,6 +623,7 @@ TEST(Heuristic, Fp8PlansReadKMajorOperandsInWholeSlices) {
   EXPECT_EQ(e->k_slice, 128);
   EXPECT_TRUE(e->info.fp8_block_scales);
   EXPECT_FALSE(find_entry("wgmma_cluster_e4m3_128x192")->info.fp8_block_scales);
+  EXPECT_TRUE(find_entry("wgmma_cluster_e4m3_128x256")->info.fp8_block_scales);
   EXPECT_TRUE(find_entry("wgmma_cluster_e5m2_128x128")->info.fp8_block_scales);
   for (const auto& [opA, opB] : {std::pair{Op::N, Op::T}, std::pair{Op::N, Op::N}, std::pair{Op::T, Op::T},
                                  std::pair{Op::T, Op::N}}) {

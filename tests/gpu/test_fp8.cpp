@@ -2,7 +2,7 @@
 // layouts, every C type, shapes that are no multiple of a block (m, n, k
 // tails; k of one block, of many, deep enough for split-k), against cuBLAS on
 // the operands widened with their scales and the fp64 reference; kernels
-// whose tiles span two scale blocks refuse by name.
+// that promote columns of two scale blocks together refuse by name.
 #include <tessel/tessel.hpp>
 
 #include <string>
@@ -30,7 +30,7 @@ TEST_F(Fp8, BlockScalesEveryOpPairLayoutAndOutput) {
   Cublas cublas;
   const std::vector<Shape> shapes = {{67, 45, 33}, {300, 257, 1040}, {129, 200, 8192}, {2100, 384, 300}};
   uint64_t seed = 40;  // even seeds: row-major scale tensors, odd: column-major
-  for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128"}) {
+  for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128", "wgmma_cluster_e4m3_128x256"}) {
     for (const char* precision : {"e4m3:bf16", "e4m3:f16", "e4m3:f32", "e5m2:bf16"}) {
       const tessel::Precision p = *tessel::parse_precision(precision);
       if (std::string(kernel) != kAuto && p.ab != tessel::DType::kE4M3) continue;
@@ -49,7 +49,7 @@ TEST_F(Fp8, BlockScalesEveryOpPairLayoutAndOutput) {
   }
 }
 
-TEST_F(Fp8, BlockScalesNeedTilesOneBlockWide) {
+TEST_F(Fp8, BlockScalesNeedPiecesOneBlockWide) {
   Cublas cublas;
   VerifyCase c{"wgmma_cluster_e4m3_128x192", Op::N, Op::T, {256, 384, 512}, 1.0f, 0.0f, 0, 1, 16,
                *tessel::parse_precision("e4m3:bf16")};

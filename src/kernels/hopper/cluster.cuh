@@ -117,7 +117,7 @@ struct ProblemWalk {
   }
 };
 
-// Blocks: FP8 with block scales (GemmArgs::block_scales; tiles 128 wide), a
+// Blocks: FP8 with block scales (GemmArgs::block_scales; kFp8BlockScales), a
 // kernel of its own so that per-tensor calls carry none of it; Problems: a
 // grouped GEMM of problems (ProblemParams, ProblemWalk), likewise.
 template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false,
@@ -128,6 +128,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                    std::conditional_t<Problems, device::ProblemParams<T, Out>, device::TcParams<T, Out>> p,
                    bool tma_store, KParts parts, Batches batches) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
+  static_assert(!Blocks || Cfg::kBN / kPromotePieces<T, Cfg::kBN / 2> == 128, "a promoted piece is one B block");
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
@@ -370,7 +371,7 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   } else if constexpr (sizeof(T) == 1) {  // the plan's copies made both operands K-major
     if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
     if (a.block_scales.any()) {
-      if constexpr (Cfg::kBN == 128) {
+      if constexpr (kFp8BlockScales<Cfg>) {
         if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
         return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
       } else {

@@ -99,5 +99,9 @@ using Swap64x16 = SwapConfig<16, 8>;
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the
 // tile measured faster at every square 1024 ... 8192 (docs/ladder.md, step 17).
 using Fp8Cluster128x128 = ClusterConfig<128, 128, 6, 85>;
+// FP8 block scales (128 columns of B a block) need each promoted piece of a slice in one block: tiles 128 wide,
+// and 128 x 256 ones, promoted in two pieces of 128 columns (warp_specialized.cuh, kPromotePieces).
+template <class Cfg>
+inline constexpr bool kFp8BlockScales = Cfg::kBN == 128 || Cfg::kBN == 256;
 
 }  // namespace tessel::impl

@@ -52,14 +52,16 @@ __device__ __forceinline__ void producer_tail(const Sm90Smem<Ops, S>& smem, devi
 
 // The FP8 block scales (GemmArgs::block_scales) of one consumer thread's two
 // rows of a tile, from the tile's first k-slice on (each slice is one
-// 128-deep block): at(kt) multiplies slice kt's partial sums of row lo (d[i]
-// with (i / 2) % 2 == 0) and row hi. Without block scales (a_lo null): 1.
+// 128-deep block): at(kt, piece) multiplies slice kt's partial sums of row
+// lo (d[i] with (i / 2) % 2 == 0) and row hi in the tile's 128 columns
+// `piece` (one B block). Without block scales (a_lo null): 1.
 struct SliceScales {
   const float* a_lo = nullptr;
   const float* a_hi = nullptr;
   const float* b = nullptr;
-  int64_t a_sk = 0, b_sk = 0;
-  // Rows row_lo and row_lo + 8 (clamped to m: rows past it load zeros), columns n0.. (one B block), slices k0..
+  int a_sk = 0, b_sk = 0, b_piece = 0;  // strides (elements; a scale tensor holds fewer than 2^31)
+  // Rows row_lo and row_lo + 8 (clamped to m: rows past it load zeros), columns n0.. (B blocks from n0 / 128 on;
+  // a second block past n reads the first's scales, for columns that are not stored), slices k0..
   template <class P>
   __device__ SliceScales(const P& p, int64_t m, int64_t row_lo, int64_t n0, int64_t k0) {
     const Fp8BlockScales& s = p.block_scales;
@@ -67,12 +69,13 @@ struct SliceScales {
     a_lo = s.a + min(row_lo, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
     a_hi = s.a + min(row_lo + 8, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
     b = s.b + n0 / 128 * s.b_stride_n + k0 * s.b_stride_k;
-    a_sk = s.a_stride_k, b_sk = s.b_stride_k;
+    a_sk = int(s.a_stride_k), b_sk = int(s.b_stride_k);
+    b_piece = n0 + 128 < p.n ? int(s.b_stride_n) : 0;
   }
   __device__ SliceScales() = default;
-  __device__ float2 at(int kt) const {
+  __device__ float2 at(int kt, int piece = 0) const {
     if (a_lo == nullptr) return make_float2(1.0f, 1.0f);
-    const float sb = b[kt * b_sk];
+    const float sb = b[kt * b_sk + piece * b_piece];
     return make_float2(a_lo[kt * a_sk] * sb, a_hi[kt * a_sk] * sb);
   }
 };
@@ -176,28 +179,26 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     consume_tile_overlapped<T>(acc, smem, ring, a_row0, slices, signals, scales);
   } else {
     auto release = [&](int stage) { release_stage(smem, stage); };
-  #pragma unroll
+#pragma unroll
     for (int i = 0; i < N; ++i) acc[i] = 0.0f;
     int previous = 0, kt = 0;
     constexpr bool kPromote = sizeof(T) == 1;
-    float2 next_scale = kPromote ? scales.at(0) : float2{};  // a slice ahead: the loads in flight for a whole slice
+    constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
     using A = typename Ops::A;
     uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
     auto slice = [&] {
       sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
       if constexpr (kPromote) {
-        const float2 scale = next_scale;
-        if (kt + 1 < slices) next_scale = scales.at(kt + 1);
-        constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
-  #pragma unroll
+#pragma unroll
         for (int piece = 0; piece < kPieces; ++piece) {
+          const float2 scale = scales.at(kt, piece);  // loaded while the piece's wgmmas run
           float part[kPart];
           sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
                                                                                 smem.b(ring.stage), 2 * kPart * piece);
           sm90::wgmma_wait<0>();
           sm90::fence_acc(part);
           if (piece == kPieces - 1 && signals) release(ring.stage);
-  #pragma unroll
+#pragma unroll
           for (int i = 0; i < kPart; ++i) acc[kPart * piece + i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
         }
       } else {
@@ -227,7 +228,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
       ring.next();
       ++kt;
     };
-  #pragma unroll
+#pragma unroll
     for (int c = 0; c < Hooks; ++c) {
       if (kt < slices) slice();
       hook(c);
