@@ -558,7 +558,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
     }
   };
   // FP8 tiles promoted in pieces hold none: the held results, acc and a piece's accumulators would not fit.
-  constexpr bool kHolds = kPromotePieces<T, N> == 1 && !kPromoteOverlapped<T, N>;
+  constexpr bool kHolds = kPromotePieces<T, N> == 1 && !kPromoteOverlapped<T, N> && !(sizeof(T) == 1 && N == 96);
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
