@@ -262,6 +262,17 @@ Status validate(const GemmArgs& a) {
                                        std::pair{bs.b_stride_k, "block_scales.b_stride_k"}}) {
       if (stride < 0) return invalid(std::string(name) + " = " + to_string(stride) + " must be >= 0");
     }
+    // The kernels step along k (and to B's next block of columns) in 32-bit offsets.
+    const int64_t blocks = std::max<int64_t>(a.k - 1, 0) / 128, limit = std::numeric_limits<int32_t>::max();
+    auto fits = [&](int64_t stride, int64_t extra) {
+      return extra <= limit && stride <= (limit - extra) / std::max<int64_t>(blocks, 1);
+    };
+    if (!fits(bs.a_stride_k, 0) || !fits(bs.b_stride_k, bs.b_stride_n)) {
+      return invalid("block_scales.a_stride_k / b_stride_k / b_stride_n = " + to_string(bs.a_stride_k) + " / " +
+                     to_string(bs.b_stride_k) + " / " + to_string(bs.b_stride_n) +
+                     ": the kernels step through the scales of a row (a block of columns) in 32-bit offsets, and "
+                     "(ceil(k / 128) - 1) * stride (+ b_stride_n) must be below 2^31");
+    }
     if (reads_ab) {
       if (Status s = element_aligned("block_scales.a", bs.a, DType::kF32); !s.ok()) return s;
       if (Status s = element_aligned("block_scales.b", bs.b, DType::kF32); !s.ok()) return s;

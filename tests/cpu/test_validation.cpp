@@ -197,6 +197,13 @@ TEST(Validation, Fp8ScalesAreChecked) {
   a.block_scales.b = somewhere, a.block_scales.b_stride_k = -1;
   s = tessel::gemm(a);
   EXPECT_NE(s.message().find("block_scales.b_stride_k = -1 must be >= 0"), std::string::npos) << s.message();
+  a.block_scales.b_stride_k = int64_t(1) << 40, a.k = 1024, a.lda = a.ldb = 1024;  // eight blocks along k
+  s = tessel::gemm(a);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("block_scales.a_stride_k / b_stride_k / b_stride_n = 0 / 1099511627776 / 0"),
+            std::string::npos)
+      << s.message();
+  a.k = 6, a.lda = 6, a.ldb = 5;
   a.block_scales.b_stride_k = 1, a.scale_a = somewhere;
   s = tessel::gemm(a);
   EXPECT_NE(s.message().find("block_scales and scale_a / scale_b are exclusive"), std::string::npos) << s.message();
