@@ -10,9 +10,11 @@
 //    past bf16's. Each k-slice is therefore multiplied into accumulators of
 //    its own (scale-d = 0 on its first wgmma), waited for, and added to the
 //    tile's accumulators in FP32 registers (consume_tile), every 128 of k.
-//    While one consumer warpgroup promotes, the other's wgmmas run. Twice
-//    the accumulator registers: tiles of 128 x 128 and 128 x 192; 128 x 256
-//    tiles promote each slice in two pieces of 128 columns.
+//    128 x 128 tiles promote a slice while the next one's wgmmas run (two
+//    sets of slice accumulators); 128 x 192 tiles promote a slice at once,
+//    128 x 256 tiles in two pieces of 128 columns, while the other consumer
+//    warpgroup's wgmmas run. Block scales: the tiles whose promoted pieces
+//    are 128 columns, one B scale block (kFp8BlockScales).
 //  - FP8 wgmma reads K-major operands only (no transpose bit): A with op T
 //    and B with op N are copied transposed first (copy_operands), as tf32's.
 //  - Per-tensor dequantisation scales (GemmArgs::scale_a, scale_b: device
