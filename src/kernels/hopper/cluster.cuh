@@ -128,7 +128,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
                    std::conditional_t<Problems, device::ProblemParams<T, Out>, device::TcParams<T, Out>> p,
                    bool tma_store, KParts parts, Batches batches) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
-  static_assert(!Blocks || Cfg::kBN / kPromotePieces<T, Cfg::kBN / 2> == 128, "a promoted piece is one B block");
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);

@@ -99,9 +99,12 @@ using Swap64x16 = SwapConfig<16, 8>;
 // the smaller tile reads more of them per result). 85: the value for which the estimate picks the
 // tile measured faster at every square 1024 ... 8192 (docs/ladder.md, step 17).
 using Fp8Cluster128x128 = ClusterConfig<128, 128, 6, 85>;
-// FP8 block scales (128 columns of B a block) need each promoted piece of a slice in one block: tiles 128 wide,
-// and 128 x 256 ones, promoted in two pieces of 128 columns (warp_specialized.cuh, kPromotePieces).
+// The pieces an FP8 tile's slice is promoted in (warp_specialized.cuh, consume_tile): 128 columns each on
+// tiles wider than 192 (a piece's accumulators beside the tile's), else one.
+template <int BN>
+inline constexpr int kFp8PromotePieces = BN > 192 ? BN / 128 : 1;
+// FP8 block scales (128 columns of B a block) need each promoted piece in one block.
 template <class Cfg>
-inline constexpr bool kFp8BlockScales = Cfg::kBN == 128 || Cfg::kBN == 256;
+inline constexpr bool kFp8BlockScales = Cfg::kBN / kFp8PromotePieces<Cfg::kBN> == 128;
 
 }  // namespace tessel::impl

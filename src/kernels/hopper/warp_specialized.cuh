@@ -80,9 +80,9 @@ struct SliceScales {
   }
 };
 
-// The pieces an FP8 slice is promoted in (consume_tile): 128 columns each on tiles wider than 192, else one.
+// The pieces a slice is promoted in (consume_tile; N accumulators a thread: a 2N-wide tile): FP8's, else one.
 template <class T, int N>
-inline constexpr int kPromotePieces = sizeof(T) == 1 && N > 96 ? N / 64 : 1;
+inline constexpr int kPromotePieces = sizeof(T) == 1 ? kFp8PromotePieces<2 * N> : 1;
 // FP8 tiles whose accumulators fit three times (acc and two slices'): each slice's wgmmas are issued before the
 // slice ahead of it is waited for and promoted, so that a warpgroup's tensor-core work runs under its promotion.
 template <class T, int N>
@@ -557,8 +557,9 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
       for (int c = 0; c < Held::kChunks; ++c) store_chunk(c);
     }
   };
-  // FP8 tiles promoted in pieces hold none: the held results, acc and a piece's accumulators would not fit.
-  constexpr bool kHolds = kPromotePieces<T, N> == 1 && !kPromoteOverlapped<T, N> && !(sizeof(T) == 1 && N == 96);
+  // FP8 tiles hold none: beside acc and the slice accumulators of promotion, the held results do not fit (128 x 256,
+  // 128 x 128 with two slices in flight) or spill (128 x 192, which ran slower holding: docs/ladder.md, step 17).
+  constexpr bool kHolds = sizeof(T) != 1;
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
