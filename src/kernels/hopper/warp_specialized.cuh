@@ -557,8 +557,8 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
       for (int c = 0; c < Held::kChunks; ++c) store_chunk(c);
     }
   };
-  // FP8 tiles hold none: beside acc and the slice accumulators of promotion, the held results do not fit (128 x 256,
-  // 128 x 128 with two slices in flight) or spill (128 x 192, which ran slower holding: docs/ladder.md, step 17).
+  // FP8 tiles hold none: beside acc and the slice accumulators of promotion, the held results would not fit
+  // (128 x 256), leave 8 registers (128 x 128, two slices in flight) or spill (128 x 192, slower: docs/ladder.md).
   constexpr bool kHolds = sizeof(T) != 1;
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
