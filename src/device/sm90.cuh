@@ -77,6 +77,12 @@ struct Ring {
   __device__ __forceinline__ void next() {
     if (++stage == Stages) stage = 0, parity ^= 1;
   }
+  // n >= 0 steps of next().
+  __device__ __forceinline__ void advance(int n) {
+    stage += n;
+    parity ^= (stage / Stages) & 1;
+    stage %= Stages;
+  }
 };
 
 // ---- TMA ---------------------------------------------------------------------

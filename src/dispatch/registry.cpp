@@ -143,6 +143,11 @@ KernelEntry cluster(const char* name, int step, const char* summary) {
   e.fused_epilogue = AB == DType::kF16 || AB == DType::kBF16;
   return e;
 }
+// A kernel run by name only: auto-dispatch never picks it (the ping-pong tiles, slower than 128 x 256 per call).
+KernelEntry by_name(KernelEntry e) {
+  e.info.auto_dispatch = false;
+  return e;
+}
 template <class Cfg, DType AB>
 KernelEntry stream_k(const char* name, const char* summary) {
   KernelEntry e = hopper<impl::launch_stream_k<Cfg, AB>, Cfg, impl::resident_stream_k<Cfg, AB>>(name, 15, AB, summary);
@@ -303,6 +308,11 @@ const std::vector<KernelEntry>& registry() {
       cluster<Cluster64x128, DType::kF16>("wgmma_cluster_f16_64x128", 14,
                                           "step 14, 64x128 tiles, one consumer warpgroup, 8 stages"),
       cluster<Cluster64x128, DType::kBF16>("wgmma_cluster_bf16_64x128", 14, "step 14 bf16, 64x128 tiles"),
+      by_name(cluster<Pingpong64x256, DType::kF16>(
+          "wgmma_pingpong_f16_64x256", 14,
+          "step 14, 64x256 tiles, two consumer warpgroups taking turns (ping-pong); by name only")),
+      by_name(cluster<Pingpong64x256, DType::kBF16>("wgmma_pingpong_bf16_64x256", 14,
+                                                    "step 14 bf16 ping-pong, 64x256 tiles; by name only")),
       cluster<Cluster128x256, DType::kF32>(
           "wgmma_cluster_tf32_128x256", 14,
           "step 14 for f32 inputs as tf32 (wgmma k8; operands not k-contiguous are copied transposed first)"),

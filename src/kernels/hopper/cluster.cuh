@@ -131,7 +131,8 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
-  init_ring(smem, Cfg::kConsumers);
+  static_assert(!(Blocks && Cfg::kPingpong), "block scales: one tile's rows across the consumer warpgroups");
+  init_ring(smem, Ops::kStageReaders);
   if (p.matrix_maps != nullptr) device::wait_for_prior_grid();  // the maps (pointer_maps.cuh)
   if (parts.count > 1) sm90::launch_dependents();  // the parts' sum may launch (it waits for this grid)
 

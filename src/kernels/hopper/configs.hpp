@@ -16,6 +16,7 @@ struct TmaWgmmaConfig {
   static constexpr int kCluster = 1;         // CTAs sharing an operand's loads
   static constexpr bool kTmaStore = false;   // epilogue through shared memory and TMA stores
   static constexpr bool kSwapped = false;    // step 16's swapped tiles (SwapConfig)
+  static constexpr bool kPingpong = false;   // consumer warpgroups taking turns (PingpongConfig)
   static constexpr int kGroup = 8;           // grouped tile order (rows of tiles per group)
   static constexpr double kSpeed = 1.0;      // see ClusterConfig
 };
@@ -30,6 +31,7 @@ struct WarpSpecializedConfig {
   static constexpr int kCluster = 1;
   static constexpr bool kTmaStore = false;
   static constexpr bool kSwapped = false;  // SwapConfig
+  static constexpr bool kPingpong = false;  // PingpongConfig
   static constexpr double kSpeed = 1.0;  // see ClusterConfig
 };
 
@@ -71,6 +73,16 @@ using Cluster128x256 = ClusterConfig<128, 256, 4, 100>;
 using Cluster128x192 = ClusterConfig<128, 192, 4, 95>;
 using Cluster128x128 = ClusterConfig<128, 128, 6, 90>;
 using Cluster64x128 = ClusterConfig<64, 128, 8, 75>;
+// Step 14 with two consumer warpgroups taking turns (ping-pong): each multiplies whole 64-row tiles of its own,
+// the CTA's tiles alternating between them, so that one warpgroup's epilogue (a fused activation, the stores)
+// runs while the other's wgmmas keep the tensor cores busy. 40 KiB stages: 4 fit beside the store buffers.
+template <int BN, int Stages, int SpeedPercent>
+struct PingpongConfig : ClusterConfig<64, BN, Stages, SpeedPercent> {
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr bool kPingpong = true;
+};
+using Pingpong64x256 = PingpongConfig<256, 4, 100>;
 // Step 15 for small m (decode, m <= 128): a cluster's second row tile would lie
 // past m, so single CTAs each stream their own share of B's k-slices
 // (stream-K over every unit), and every SM pulls from HBM; one row tile

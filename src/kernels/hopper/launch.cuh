@@ -32,6 +32,8 @@ template <class Cfg, class T, bool TA, bool TB>
 struct Sm90Operands {
   static constexpr int kCluster = Cfg::kCluster;  // CTAs that share the loads of B
   static constexpr int kConsumers = Cfg::kConsumers;  // warpgroups that multiply
+  static constexpr bool kPingpong = Cfg::kPingpong;    // each multiplying tiles of its own, in turn
+  static constexpr int kStageReaders = kPingpong ? 1 : kConsumers;  // warpgroups that read each stage
   using A = device::sm90::Operand<T, Cfg::kBM, !TA>;
   using B = device::sm90::Operand<T, Cfg::kBN, TB, kCluster>;
   static constexpr int kSliceK = A::kSliceK;  // k elements per slice
@@ -43,13 +45,15 @@ struct Sm90Operands {
   // warpgroup, each with a C-loaded barrier per warp.
   static constexpr int kStoreBuffers = Cfg::kTmaStore ? 2 * Cfg::kConsumers : 0;
   static constexpr int kCLoaded = kStoreBuffers * kStoreBoxes;
+  static constexpr int kTurns = kPingpong ? kConsumers : 0;  // ping-pong: a warpgroup's turn to multiply
+  static_assert(!kPingpong || kConsumers == 2, "two warpgroups take turns");
   // Stages of A and B; a full and an empty barrier per stage and the
   // C-loaded barriers (in a 1 KiB block, so that the store buffers after
   // them stay swizzle-aligned); the store buffers; slack to align the start
   // to a swizzle atom.
   static constexpr int kSmemBytes = Cfg::kStages * kStageBytes + device::sm90::kSwizzleAtom +
                                     kStoreBuffers * kStoreBufferBytes + device::sm90::kSwizzleAtom;
-  static_assert((2 * Cfg::kStages + kCLoaded) * 8 <= device::sm90::kSwizzleAtom, "barriers fit their block");
+  static_assert((2 * Cfg::kStages + kCLoaded + kTurns) * 8 <= device::sm90::kSwizzleAtom, "barriers fit their block");
 };
 
 // The shared-memory carve-up of Sm90Operands: stage s of A and B, the barriers, the store buffers.
@@ -66,6 +70,8 @@ struct Sm90Smem {
   // The barriers that count the bytes of C loaded into consumer warpgroup
   // `consumer`'s two store buffers: [2 w + b] for warp w's part of buffer b.
   __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * kStoreBoxes * consumer; }
+  // Ping-pong: turns()[c] completes when the warpgroup before consumer c has issued its tile's last slice.
+  __device__ uint64_t* turns() const { return c_loaded(0) + Ops::kCLoaded; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {
     return base + Stages * Ops::kStageBytes + device::sm90::kSwizzleAtom + 2 * consumer * kStoreBufferBytes;

@@ -46,6 +46,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   constexpr int S = Cfg::kStages, kPair = Cfg::kCluster, N = Cfg::kBN / 2;
   extern __shared__ char smem_raw[];
   const Sm90Smem<Ops, S> smem(smem_raw);
+  static_assert(!Cfg::kPingpong, "stream-K: the consumer warpgroups share each tile");
   init_ring(smem, Cfg::kConsumers);
 
   const int rank = int(sm90::cluster_rank());

@@ -510,7 +510,9 @@ struct TileAt {
 // One consumer warpgroup (thread t of 128) of the CTA's work items first,
 // first + stride, ... below end (item(w, at, scales): where its results go
 // and, for FP8 block scales, the thread's SliceScales; it returns the item's
-// k-slices, or -1 past the last item), each multiplied and stored. A
+// k-slices, or -1 past the last item), each multiplied and stored; with
+// Ops::kPingpong the warpgroups take the items in turn, each past the
+// stages of the others' (their rows 0..63 of a 64-row tile). A
 // warpgroup's 64 rows that cross at.row_end leave by direct stores, clipped there. With 16-bit C,
 // beta = 0 and more than one tile for this CTA, each tile's results are held
 // (HeldTile) and leave while the next tile's first slices multiply; else
@@ -527,20 +529,29 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
                                               int stride, Item&& item) {
   using Out = typename P::C16;
   using Held = HeldTile<Out, N>;
-  const int row0 = consumer * 64;
+  const int row0 = Ops::kPingpong ? 0 : consumer * 64;
   float acc[N];
   StoreState store;
   Held held;
   std::conditional_t<Fused, device::FusedEpilogue<N, device::TcParams<T, Out>>, NoHook> epilogue;  // Fused only
   auto store_chunk = [&](int c) { held.store(c, map_c, t, smem.store_buffers(consumer), smem.c_loaded(consumer), store); };
   auto run = [&](auto holding) {
-    for (int w = first; w < end; w += stride) {
+    for (int w = first, turn = 0; w < end; w += stride, ++turn) {
       TileAt at;
       SliceScales scales;
       const int slices = item(w, at, scales);
       if (slices < 0) break;
+      if constexpr (Ops::kPingpong) {
+        if (turn % 2 != consumer) {  // the other warpgroup's tile: past its stages
+          ring.advance(slices);
+          continue;
+        }
+        // Once the tile before has been issued, this one's stages are at most a lap ahead (their parity is exact).
+        if (turn > 0) device::sm90::bar_wait(&smem.turns()[consumer], uint32_t((turn - 1) / 2) & 1);
+      }
       if constexpr (Fused) epilogue.load(p, at.n0, t);
       consume_tile<T, holding ? Held::kChunks : 0>(acc, smem, ring, row0, slices, t == 0, store_chunk, scales);
+      if (Ops::kPingpong && t == 0) device::sm90::bar_arrive(&smem.turns()[1 - consumer]);
       if constexpr (Fused) epilogue.apply(p, acc, at.n0, t);
       if (at.m0 + row0 + 64 > at.row_end) {  // the group's rows end inside this warpgroup's
         auto clipped = p;
@@ -559,7 +570,8 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
   };
   // FP8 tiles hold none: beside acc and the slice accumulators of promotion, the held results would not fit
   // (128 x 256), leave 8 registers (128 x 128, two slices in flight) or spill (128 x 192, slower: docs/ladder.md).
-  constexpr bool kHolds = sizeof(T) != 1;
+  // Ping-pong tiles hold none either: the other warpgroup's wgmmas run while a tile's results leave.
+  constexpr bool kHolds = sizeof(T) != 1 && !Ops::kPingpong;
   if constexpr (kHolds) {
     if (Held::takes(p, tma_store) && first + stride < end) return run(std::true_type{});
   }
@@ -567,7 +579,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
 }
 
 // Sets up the barriers: full[s] takes the producer's one arrival, empty[s]
-// `releasers` per CTA of the cluster (the consumer warpgroups, or the
+// `releasers` per CTA of the cluster (the consumer warpgroups that read a stage, or the
 // consumer warps where each warp releases stages on its own), and each
 // C-loaded barrier one (the TMA load's expect-tx). In a
 // cluster, no CTA goes on before every CTA's barriers are ready (the others
@@ -581,6 +593,7 @@ __device__ __forceinline__ void init_ring(const Sm90Smem<Ops, S>& smem, int rele
       device::sm90::bar_init(&smem.empty()[s], releasers * Ops::kCluster);
     }
     for (int b = 0; b < Ops::kCLoaded; ++b) device::sm90::bar_init(&smem.c_loaded(0)[b], 1);
+    for (int c = 0; c < Ops::kTurns; ++c) device::sm90::bar_init(&smem.turns()[c], 1);
     device::sm90::bar_init_fence();
   }
   if constexpr (Ops::kCluster > 1) {
