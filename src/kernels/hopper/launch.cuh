@@ -70,7 +70,7 @@ struct Sm90Smem {
   // The barriers that count the bytes of C loaded into consumer warpgroup
   // `consumer`'s two store buffers: [2 w + b] for warp w's part of buffer b.
   __device__ uint64_t* c_loaded(int consumer) const { return empty() + Stages + 2 * kStoreBoxes * consumer; }
-  // Ping-pong: turns()[c] completes when the warpgroup before consumer c has issued its tile's last slice.
+  // Ping-pong: turns()[c] completes each time the other warpgroup has multiplied a tile's last slice.
   __device__ uint64_t* turns() const { return c_loaded(0) + Ops::kCLoaded; }
   // The two store buffers of consumer warpgroup `consumer`.
   __device__ char* store_buffers(int consumer) const {

@@ -5,7 +5,8 @@
 // completes when the stage's bytes have landed (one arrival with expect-tx)
 // and `empty` when every consumer warpgroup has released it (one arrival
 // each). Both sides walk the same sequence of (tile, slice), so the ring
-// positions stay in step across tiles without any other exchange.
+// positions stay in step across tiles without any other exchange (ping-pong
+// tiles: each stage read by one warpgroup, which waits its turn: consume_tiles).
 // In a cluster (Ops::kCluster CTAs sharing A or B), every CTA's producer
 // copies its part of the shared operand into all of them, so a stage is
 // empty only when the consumers of every CTA have released it: they arrive
@@ -546,7 +547,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
           ring.advance(slices);
           continue;
         }
-        // Once the tile before has been issued, this one's stages are at most a lap ahead (their parity is exact).
+        // Once the tile before has been multiplied, this one's stages are at most a lap ahead (parity is exact).
         if (turn > 0) device::sm90::bar_wait(&smem.turns()[consumer], uint32_t((turn - 1) / 2) & 1);
       }
       if constexpr (Fused) epilogue.load(p, at.n0, t);
