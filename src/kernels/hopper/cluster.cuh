@@ -1,8 +1,8 @@
 // Internal: the kernel of steps 14 and 17 (clusters of two CTAs sharing B's
 // copies by TMA multicast, TMA-store epilogue, split-k parts) and its
-// launch, included by the files that instantiate it for their types
-// (14_cluster_multicast.cu: f16; 14_cluster_multicast_bf16.cu, _tf32.cu;
-// 17_fp8.cu: e4m3, e5m2).
+// launch, included by the files that instantiate it for their types and
+// tiles, a few configurations to a file so that they build in parallel
+// (14_cluster_*.cu: f16, bf16, tf32; 17_fp8.cu: e4m3, e5m2).
 #pragma once
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Internal: the kernel of step 15 (stream-K; 15_stream_k.cu says what it
 // does and why) and its launch, included by the files that instantiate it
-// for their tiles (15_stream_k*.cu: one file per tile shape, so that they
-// build in parallel).
+// for their tiles and types (15_stream_k*.cu: a few configurations to a
+// file, so that they build in parallel).
 #pragma once
 
 #include <algorithm>
