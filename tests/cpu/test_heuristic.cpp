@@ -284,7 +284,9 @@ std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
   for (const auto& e : tessel::registry()) {
     const bool rows = e.auto_max_m == 0 || m <= e.auto_max_m;  // as auto-dispatch's candidates
     const bool step = e.info.ladder_step == 14 || e.info.ladder_step == 15;
-    if (step && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) candidates.push_back(&e);
+    if (step && e.info.auto_dispatch && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) {
+      candidates.push_back(&e);
+    }
   }
   const tessel::KernelEntry* e = tessel::pick_persistent(candidates, m, n, k, sms);
   return e ? e->info.name : "none";

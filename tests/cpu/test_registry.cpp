@@ -67,13 +67,14 @@ TEST(Registry, HoldsTheLadderInOrder) {
   }
   EXPECT_EQ(ks.back().ladder_step, 18);
   // Step 16 (small m): m <= 16; its tensor-core kernels (the swapped wgmma tiles too) and the FP32
-  // stream for FP32 inputs in auto-dispatch, the stream for 16-bit inputs by name only; every other
-  // kernel any m and in auto-dispatch.
+  // stream for FP32 inputs in auto-dispatch, the stream for 16-bit inputs by name only; step 14's
+  // ping-pong tiles by name only; every other kernel any m and in auto-dispatch.
   for (const auto& k : ks) {
     EXPECT_EQ(k.max_m, k.ladder_step == 16 ? 16 : 0) << k.name;
     const bool swap = k.name.rfind("wgmma_swap_", 0) == 0;
-    const bool by_name =
-        k.ladder_step == 16 && k.name.find("_mma_") == std::string::npos && k.name != "gemv_16x32_any" && !swap;
+    const bool pingpong = k.name.rfind("wgmma_pingpong_", 0) == 0;
+    const bool by_name = pingpong || (k.ladder_step == 16 && k.name.find("_mma_") == std::string::npos &&
+                                      k.name != "gemv_16x32_any" && !swap);
     EXPECT_EQ(k.auto_dispatch, !by_name) << k.name;
   }
 }
@@ -82,7 +83,7 @@ TEST(Registry, HoldsTheLadderInOrder) {
 // One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_pingpong|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";
