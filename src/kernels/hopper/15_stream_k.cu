@@ -46,7 +46,7 @@
 namespace tessel::impl {
 
 // 128 x 256 tiles, f16 inputs here (a few configurations to a file, so that they build in parallel): bf16 in
-// 15_stream_k_bf16.cu, the other tiles in 15_stream_k_128x192.cu, _128x128.cu and the _solo*.cu files.
+// 15_stream_k_bf16.cu, the other tiles in 15_stream_k_128x192*.cu, _128x128.cu and the _solo*.cu files.
 TESSEL_STREAM_K(Cluster128x256, DType::kF16);
 
 }  // namespace tessel::impl
