@@ -49,7 +49,8 @@ def main() -> None:
         f.write("| kernel | dtype | epilogue | m×n×k | without (ms) | fused (ms) | cost | reference | reference (ms) "
                 "| fused / reference |\n|---|---|---|---|---:|---:|---:|---|---:|---:|\n")
         for r in table:
-            f.write(f'| {r["kernel"]} | {r["dtype"]} | {r["epilogue"]} | {r["m"]}×{r["n"]}×{r["k"]} | {r["plain_ms"]:.4f} '
+            f.write(f'| {r["kernel"]} | {r["dtype"]} | {r["epilogue"]} | {r["m"]}×{r["n"]}×{r["k"]} '
+                    f'| {r["plain_ms"]:.4f} '
                     f'| {r["fused_ms"]:.4f} | {r["cost_pct"]:+.1f}% | {r["reference"]} | {r["reference_ms"]:.4f} '
                     f'| {r["fused_vs_reference"]:.3f}× |\n')
     fig, ax = plt.subplots(figsize=(max(8, 0.5 * len(table)), 7))
@@ -57,8 +58,8 @@ def main() -> None:
     ax.axhline(3.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_ylabel("fused epilogue's cost over\nthe same call without it (%)")
     ax.set_xticks(range(len(table)))
-    ax.set_xticklabels([f'{r["kernel"].removeprefix("wgmma_")} {r["epilogue"]} {r["m"]}×{r["n"]}×{r["k"]}' for r in table],
-                       rotation=70, ha="right", fontsize=7)
+    labels = [f'{r["kernel"].removeprefix("wgmma_")} {r["epilogue"]} {r["m"]}×{r["n"]}×{r["k"]}' for r in table]
+    ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
     if args.title:
         ax.set_title(args.title)
     fig.tight_layout()
