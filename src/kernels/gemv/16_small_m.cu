@@ -14,7 +14,9 @@
 //    that loads stay in flight while a stage is summed (aligned FP32 B at
 //    m <= 4 loads B straight into registers instead). With op N (B stored k x n)
 //    each lane takes one 16-byte run of columns (a block 32 runs) and the
-//    block's warps split k, their sums added in shared memory;
+//    block's warps split k, their sums added in shared memory (at m > 4,
+//    where the accumulators leave registers for few loads in flight, each
+//    lane's rows of B come through a cp.async ring of its own);
 //  - k is split across a second grid dimension where the columns alone give
 //    too few blocks to keep enough loads in flight (plan.cpp,
 //    plan_small_m); the parts are added in order into C by the last part of
@@ -288,37 +290,84 @@ __global__ void __launch_bounds__(kThreads, 2)
 }
 
 // B op N: lane l of block b takes the V columns from (32 b + l) V; the block's warps split each
-// staged chunk of k into kWarps runs of rows (warp w the w-th), kRows rows' loads at a time,
-// and their sums are added in shared memory in warp order.
+// staged chunk of k into kWarps runs of rows (warp w the w-th), kRows rows at a time, and their
+// sums are added in shared memory in warp order. B's rows reach the lane by loads into registers
+// (kRows in flight), or where the accumulators leave registers for few (kRing: m > 4 with B in
+// 16-byte units) through a ring of the lane's own in shared memory: cp.async copies kStages - 1
+// steps of kRows rows ahead, each read back by the lane that copied it (no barrier).
+template <class T, int MT, bool kVecB>
+struct BnRows {
+  static constexpr int kRows = MT <= 4 ? 8 : 4;  // fewer at m = 16: the accumulators take the registers
+  static constexpr bool kRing = kVecB && MT > 4;
+  static constexpr int kStages = 4;
+  static constexpr int kSmem = kRing ? kStages * kRows * kThreads * 16 : 0;  // dynamic: 64 KiB
+};
+
 template <class T, int MT, bool kVecB, bool kArrive>
 __global__ void __launch_bounds__(kThreads)
     small_m_bn_kernel(device::TcParams<T> p, KPart part, bool a_t, device::PartSum<T> sum) {
-  constexpr int V = kVec<T>, kWarps = kThreads / 32, kRun = kChunkK / kWarps;
-  constexpr int kRows = MT <= 4 ? 8 : 4;  // fewer at m = 16: the accumulators take the registers
+  using R = BnRows<T, MT, kVecB>;
+  constexpr int V = kVec<T>, kWarps = kThreads / 32, kRun = kChunkK / kWarps, kRows = R::kRows;
+  constexpr int S = R::kStages, kSteps = kRun / kRows;  // a warp's steps per chunk
   static_assert(kRun % kRows == 0, "a warp's rows are whole loads' worth");
   __shared__ __align__(16) float sa[MT][kChunkK];
   __shared__ float sums[kWarps][32 * V];
+  extern __shared__ __align__(16) unsigned char ring[];  // kRing: [S][kRows][kThreads] 16 bytes
   device::take_part(p, part, a_t, false);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t block_j0 = int64_t(blockIdx.x) * 32 * V, j0 = block_j0 + lane * V;
   const int valid = int(p.n - j0 < V ? p.n - j0 : V);  // <= 0: no column of this lane
+  // kRing: step s (chunk s / kSteps, rows from the warp's run on) into slot s % S, zeros past k and n.
+  const int64_t steps = device::ceil_div(p.k, kChunkK) * kSteps;
+  auto issue = [&](int64_t s) {
+    if (s < steps) {
+      const int64_t row0 = s / kSteps * kChunkK + warp * kRun + s % kSteps * kRows;
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) {
+        const int64_t row = row0 + r;
+        const int bytes = row < p.k && valid > 0 ? valid * int(sizeof(T)) : 0;
+        device::cp_async16(ring + ((s % S * kRows + r) * kThreads + threadIdx.x) * 16,
+                           bytes > 0 ? p.B + row * p.ldb + j0 : p.B, bytes);
+      }
+    }
+    device::cp_async_commit();
+  };
+  if constexpr (R::kRing) {
+    for (int s = 0; s < S - 1; ++s) issue(s);
+  }
   float acc[MT][V] = {};
+  int64_t step = 0;
   for (int64_t kc = 0; kc < p.k; kc += kChunkK) {
     const int depth = int(p.k - kc < kChunkK ? p.k - kc : kChunkK);
     __syncthreads();
     stage_a<MT>(sa, p, a_t, kc, depth);
     __syncthreads();
-    if (valid <= 0) continue;
-    const int q1 = min(warp * kRun + kRun, depth);
-    for (int q = warp * kRun; q < q1; q += kRows) {
+    if (!R::kRing && valid <= 0) continue;
+    const int q1 = min(warp * kRun + kRun, depth), q_end = R::kRing ? warp * kRun + kRun : q1;
+    for (int q = warp * kRun; q < q_end; q += kRows) {
       float b[kRows][V];
+      if constexpr (R::kRing) {  // every step of the run, in order, so that the ring stays in step
+        device::cp_async_wait<S - 2>();
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {  // the loads first: kRows in flight
-        if (q + r < q1) {
-          load_b<kVecB>(p.B + (kc + q + r) * p.ldb + j0, valid, b[r]);
-        } else {
+        for (int r = 0; r < kRows; ++r) {
+          const unsigned char* at = ring + ((step % S * kRows + r) * kThreads + threadIdx.x) * 16;
+          const uint4 raw = *reinterpret_cast<const uint4*>(at);
+          const T* e = reinterpret_cast<const T*>(&raw);
 #pragma unroll
-          for (int e = 0; e < V; ++e) b[r][e] = 0.0f;
+          for (int x = 0; x < V; ++x) b[r][x] = device::to_float(e[x]);
+        }
+        issue(step + S - 1);  // into the slot read at the last step
+        ++step;
+        if (q >= q1) continue;
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {  // the loads first: kRows in flight
+          if (q + r < q1) {
+            load_b<kVecB>(p.B + (kc + q + r) * p.ldb + j0, valid, b[r]);
+          } else {
+#pragma unroll
+            for (int e = 0; e < V; ++e) b[r][e] = 0.0f;
+          }
         }
       }
 #pragma unroll
@@ -336,6 +385,7 @@ __global__ void __launch_bounds__(kThreads)
         }
     }
   }
+  if constexpr (R::kRing) device::cp_async_wait_all();
 #pragma unroll
   for (int i = 0; i < MT; ++i) {
     if (i >= p.m) break;  // the same for every thread
@@ -360,19 +410,21 @@ cudaError_t with_kernel(int64_t m, Op op_b, bool vec, bool arrive, F&& f) {
   auto go = [&](auto rows, auto arrives) -> cudaError_t {
     constexpr int MT = decltype(rows)::value;
     constexpr bool A = decltype(arrives)::value;
-    auto ring = [&](auto* kernel) {
-      constexpr int kSmem = RingT<T, MT>::kSmem;
-      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+    auto with_smem = [&](auto* kernel, int bytes) {  // dynamic shared memory past 48 KiB allowed first
+      if (cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
           err != cudaSuccess) {
         cudaGetLastError();  // returned, not left pending
         return err;
       }
-      return f(kernel, kSmem);
+      return f(kernel, bytes);
+    };
+    auto ring = [&](auto* kernel) { return with_smem(kernel, RingT<T, MT>::kSmem); };
+    auto bn = [&](auto vec_b) {
+      constexpr bool kV = decltype(vec_b)::value;
+      return with_smem(small_m_bn_kernel<T, MT, kV, A>, BnRows<T, MT, kV>::kSmem);
     };
     if constexpr (sizeof(T) == 4) {  // FP32 B of any alignment
-      if (op_b == Op::N) {
-        return vec ? f(small_m_bn_kernel<T, MT, true, A>, 0) : f(small_m_bn_kernel<T, MT, false, A>, 0);
-      }
+      if (op_b == Op::N) return vec ? bn(std::true_type{}) : bn(std::false_type{});
       if (!vec) return ring(small_m_bt_ring_kernel<T, MT, false, A>);
       if constexpr (MT <= 4) {
         return f(small_m_bt_direct_kernel<T, MT, A>, 0);
@@ -380,7 +432,7 @@ cudaError_t with_kernel(int64_t m, Op op_b, bool vec, bool arrive, F&& f) {
         return ring(small_m_bt_ring_kernel<T, MT, true, A>);
       }
     } else {  // 16-bit B in 16-byte units
-      if (op_b == Op::N) return f(small_m_bn_kernel<T, MT, true, A>, 0);
+      if (op_b == Op::N) return bn(std::true_type{});
       return ring(small_m_bt_ring_kernel<T, MT, true, A>);
     }
   };
