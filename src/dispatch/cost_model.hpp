@@ -133,6 +133,9 @@ constexpr int64_t kSmallMArrivalMaxM = 4;
 // Step 16 on tensor cores: a block's warps split k while each keeps at least
 // kSmallMmaMinRounds rounds of loads.
 constexpr int64_t kSmallMmaMinRounds = 2;
+// What a block of step 16 on tensor cores costs beyond its k-slices, in slices (kSmallMmaSliceK), where the plan
+// trades parts of k against a partial last round (the FP32 stream's block cost, kSmallMBlockChunks, in k).
+constexpr double kSmallMmaBlockSlices = 1.0;
 // Auto-dispatch runs B with op N on it at m <= 8, k >= 4096, n >= 512: there
 // it beat the wgmma tiles (bf16, H100, LLM suite); with fewer columns or
 // shallower k its few blocks run too few rounds each, and at m > 8 the tiles won.

@@ -135,7 +135,9 @@ bool take_small_m_parts(LaunchPlan* p, const KernelEntry& e, const GemmArgs& a, 
 // across blocks where the blocks would fill less than 3/4 of
 // kSmallMmaBlocksPerSm an SM: into as many parts as fill them without a
 // partial last round (measured: shorter blocks cost more than the round
-// saves); the parts are summed in the kernel.
+// saves); the parts are summed in the kernel. Where the blocks are more than
+// a round and its last round partial, k is cut where whole rounds of shorter
+// parts (each a block's cost longer, kSmallMmaBlockSlices) save a tenth.
 LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   LaunchPlan p;
   p.k_per_split = a.k;
@@ -146,7 +148,26 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   while (p.k_groups > 1 && steps < p.k_groups * unroll * impl::kSmallMmaMinRounds) p.k_groups /= 2;
   const int64_t blocks = ceil_div(a.n, impl::small_mma_columns(p.k_groups, a.opB, a.m, bytes));
   const int64_t slots = impl::kSmallMmaBlocksPerSm * sms;
-  if (4 * blocks < 3 * slots && take_small_m_parts(&p, e, a, slots / blocks)) p.arrival_flags = blocks;
+  if (4 * blocks < 3 * slots) {
+    if (take_small_m_parts(&p, e, a, slots / blocks)) p.arrival_flags = blocks;
+    return p;
+  }
+  if (blocks <= slots || blocks % slots == 0 || impl::small_mma_resident(a.m, a.opB) != impl::kSmallMmaBlocksPerSm) {
+    return p;  // one round, whole rounds, or more blocks an SM than the slots count
+  }
+  const int64_t slices = ceil_div(a.k, e.k_slice);
+  const int64_t most = std::min({impl::kMaxSplits, slices, parts_that_fit(a.m, a.n)});
+  auto time = [&](int64_t parts, int64_t depth) {
+    return double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMmaBlockSlices);
+  };
+  const double whole = time(1, slices);
+  int64_t best = 1;
+  double best_time = whole;
+  for (int64_t s = 2; s <= most; ++s) {
+    const int64_t depth = ceil_div(slices, s), parts = ceil_div(slices, depth);
+    if (time(parts, depth) < best_time) best = parts, best_time = time(parts, depth);
+  }
+  if (10 * best_time < 9 * whole && take_small_m_parts(&p, e, a, best)) p.arrival_flags = blocks;
   return p;
 }
 

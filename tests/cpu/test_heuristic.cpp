@@ -602,6 +602,25 @@ TEST(Heuristic, SmallMOnTensorCoresCountsBytesForTf32) {
   EXPECT_EQ(input_gradient.arrival_flags, 64);
 }
 
+// More blocks than a round of slots, the last round partial: k is cut where whole rounds of shorter parts
+// save a tenth (tf32 op N, 64 columns a block, 264 slots on 132 SMs).
+TEST(Heuristic, SmallMOnTensorCoresSplitsAPartialLastRound) {
+  using namespace tessel;
+  const KernelEntry* e = find_entry("gemv_mma_tf32_16x16_any");
+  ASSERT_NE(e, nullptr);
+  auto plan = [&](int64_t m, int64_t n, int64_t k) {
+    GemmArgs a = call(DType::kF32, DType::kF32, m, n, k);
+    a.opB = Op::N, a.ldb = n;  // tf32 (call), B stored k x n
+    return make_plan(*e, a, 132);
+  };
+  const impl::LaunchPlan past = plan(1, 18432, 7168);  // 288 blocks: a second round of 24
+  EXPECT_GT(past.splits, 1);
+  EXPECT_EQ(past.k_per_split % impl::kSmallMmaSliceK, 0);
+  EXPECT_EQ(past.arrival_flags, 288);
+  EXPECT_EQ(plan(1, 16384, 7168).splits, 1);  // 256 blocks: one round
+  EXPECT_EQ(plan(4, 28672, 8192).splits, 1);  // 448 blocks: two rounds, shorter parts save less than a tenth
+}
+
 }  // namespace
 
 namespace {
