@@ -131,6 +131,20 @@ bool take_small_m_parts(LaunchPlan* p, const KernelEntry& e, const GemmArgs& a, 
   return true;
 }
 
+// Step 16's parts of k in whole waves: of the counts 1 .. most of parts to cut `slices` slices into, the
+// one whose blocks (`blocks` a part, in rounds of `slots`, each round a part's slices plus block_cost long)
+// take the least time, the fewest parts among equals; *time: that time (k = 0: one slice).
+int64_t wave_parts(int64_t blocks, int64_t slots, int64_t slices, int64_t most, double block_cost, double* time) {
+  slices = std::max<int64_t>(slices, 1);
+  int64_t best = 1;
+  for (int64_t s = 1; s <= std::max<int64_t>(most, 1); ++s) {
+    const int64_t depth = ceil_div(slices, s), parts = ceil_div(slices, depth);
+    const double t = double(ceil_div(blocks * parts, slots)) * (double(depth) + block_cost);
+    if (s == 1 || t < *time) best = parts, *time = t;
+  }
+  return best;
+}
+
 // Step 16 on tensor cores: k first among a block's warps (k_groups), then
 // across blocks where the blocks would fill less than 3/4 of
 // kSmallMmaBlocksPerSm an SM: into as many parts as fill them without a
@@ -157,17 +171,10 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   }
   const int64_t slices = ceil_div(a.k, e.k_slice);
   const int64_t most = std::min({impl::kMaxSplits, slices, parts_that_fit(a.m, a.n)});
-  auto time = [&](int64_t parts, int64_t depth) {
-    return double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMmaBlockSlices);
-  };
-  const double whole = time(1, slices);
-  int64_t best = 1;
-  double best_time = whole;
-  for (int64_t s = 2; s <= most; ++s) {
-    const int64_t depth = ceil_div(slices, s), parts = ceil_div(slices, depth);
-    if (time(parts, depth) < best_time) best = parts, best_time = time(parts, depth);
-  }
-  if (10 * best_time < 9 * whole && take_small_m_parts(&p, e, a, best)) p.arrival_flags = blocks;
+  const double whole = double(ceil_div(blocks, slots)) * (double(slices) + impl::kSmallMmaBlockSlices);
+  double split = 0.0;
+  const int64_t best = wave_parts(blocks, slots, slices, most, impl::kSmallMmaBlockSlices, &split);
+  if (10 * split < 9 * whole && take_small_m_parts(&p, e, a, best)) p.arrival_flags = blocks;
   return p;
 }
 
@@ -190,15 +197,8 @@ LaunchPlan plan_small_m(const KernelEntry& e, const GemmArgs& a, int sms) {
   const int64_t chunks = ceil_div(std::max<int64_t>(a.k, 1), e.k_slice);
   const int64_t most = std::min({impl::kMaxSplits, chunks, parts_that_fit(a.m, a.n)});
   auto best_parts = [&](int per_sm) {
-    const int64_t slots = int64_t(per_sm) * sms;
-    int64_t best = 1;
-    double best_time = 0.0;
-    for (int64_t s = 1; s <= most; ++s) {
-      const int64_t depth = ceil_div(chunks, s), parts = ceil_div(chunks, depth);
-      const double time = double(ceil_div(blocks * parts, slots)) * (double(depth) + impl::kSmallMBlockChunks);
-      if (s == 1 || time < best_time) best = parts, best_time = time;
-    }
-    return best;
+    double time = 0.0;
+    return wave_parts(blocks, int64_t(per_sm) * sms, chunks, most, impl::kSmallMBlockChunks, &time);
   };
   LaunchPlan p;
   p.k_per_split = a.k;
