@@ -149,7 +149,7 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
 std::string references(const std::vector<Job>& jobs, bool timed = false, bool block_scales = false) {
   std::vector<std::string> seen;
   for (const Job& j : jobs) {
-    const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision.ab)
+    const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision)
                                                                ? CublasLt::description(j.precision, block_scales)
                                                                : Cublas::description(j.precision));
     if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
@@ -537,8 +537,8 @@ int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
       hC(size_t(r.m * layout.ldc));
   fill_random(hA, 1), fill_random(hB, 2), fill_random(hC, 3);
-  const DType ab = r.precision.ab, ct = r.precision.c;
-  DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC(encode(hC, ct));
+  DeviceBuffer<uint8_t> dA(encode(hA, r.precision.ab)), dB(encode(hB, r.precision.b_type())),
+      dC(encode(hC, r.precision.c));
   GemmArgs a = to_gemm(layout);
   a.precision = r.precision;
   a.A = dA.get(), a.B = dB.get(), a.C = dC.get();

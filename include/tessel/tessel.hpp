@@ -81,16 +81,23 @@ enum class Compute { kF32, kTF32 };
 //   A/B f16,  C f16 or f32, kF32
 //   A/B bf16, C bf16 or f32, kF32
 //   A/B e4m3 or e5m2, C bf16, f16 or f32, kF32 (Hopper tensor cores;
-//        partial sums promoted to FP32 registers every 128 of k)
+//        partial sums promoted to FP32 registers every 128 of k); A and B
+//        of the same FP8 type, or one of each (e4m3 x e5m2, e5m2 x e4m3)
 struct Precision {
-  DType ab = DType::kF32;  // A and B
+  DType ab = DType::kF32;  // A, and B unless b says otherwise
   DType c = DType::kF32;   // C, read (beta != 0) and written
   Compute compute = Compute::kF32;
-  bool operator==(const Precision& o) const { return ab == o.ab && c == o.c && compute == o.compute; }
+  std::optional<DType> b;  // B where it is not ab's type (FP8 only: the other FP8 type)
+  DType a_type() const { return ab; }
+  DType b_type() const { return b.value_or(ab); }
+  bool operator==(const Precision& o) const {
+    return ab == o.ab && c == o.c && compute == o.compute && b_type() == o.b_type();
+  }
   bool operator!=(const Precision& o) const { return !(*this == o); }
 };
 // "f32", "tf32", "f16", "bf16", "f16:f32" / "bf16:f32" for 16-bit inputs with FP32 C,
-// and "e4m3:bf16", "e4m3:f16", "e4m3:f32" (the same with e5m2) for FP8 inputs.
+// "e4m3:bf16", "e4m3:f16", "e4m3:f32" (the same with e5m2) for FP8 inputs, and
+// "e4m3xe5m2:bf16", ..., "e5m2xe4m3:f32" for A of one FP8 type and B of the other.
 std::string to_string(const Precision& p);
 // Parses the names to_string gives; std::nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view text);

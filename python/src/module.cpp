@@ -127,17 +127,21 @@ tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, 
                               .c_str());
   }
   Stored sa = stored(a, "a", prefer[0]), sb = stored(b, "b", prefer[1]), sc = stored(out, "out", prefer[2]);
-  if (sa.dtype != sb.dtype) throw nb::type_error("a and b must have the same dtype");
+  if (sa.dtype != sb.dtype && !(tessel::is_fp8(sa.dtype) && tessel::is_fp8(sb.dtype))) {
+    throw nb::type_error("a and b must have the same dtype (or each an FP8 one)");
+  }
   const std::optional<tessel::Precision> p = tessel::parse_precision(precision);
   if (!p) throw nb::value_error(("precision '" + precision + "' is not one of " + tessel::supported_precision_names()).c_str());
-  if (p->ab != sa.dtype || p->c != sc.dtype) {
-    throw nb::type_error(("precision " + precision + " takes A/B " + tessel::to_string(p->ab) + " and C " +
-                          tessel::to_string(p->c) + ", not " + tessel::to_string(sa.dtype) + " and " +
+  if (p->ab != sa.dtype || p->b_type() != sb.dtype || p->c != sc.dtype) {
+    throw nb::type_error(("precision " + precision + " takes A " + tessel::to_string(p->ab) + ", B " +
+                          tessel::to_string(p->b_type()) + " and C " + tessel::to_string(p->c) + ", not " +
+                          tessel::to_string(sa.dtype) + ", " + tessel::to_string(sb.dtype) + " and " +
                           tessel::to_string(sc.dtype))
                              .c_str());
   }
   tessel::GemmArgs g;
   g.precision = *p, g.alpha = alpha, g.beta = beta, g.k = k;
+  if (sc.transposed && sa.dtype != sb.dtype) g.precision.ab = sb.dtype, g.precision.b = sa.dtype;  // b^T a^T
   if (!sc.transposed) {
     g.m = m, g.n = n;
     g.A = sa.data, g.lda = sa.ld, g.opA = sa.transposed ? tessel::Op::T : tessel::Op::N;

@@ -37,16 +37,17 @@ def _framework(x) -> str:
     return "torch" if module.startswith("torch") else "cupy" if module.startswith("cupy") else "other"
 
 
-def _precision(a, out, precision):
+def _precision(a, out, precision, b=None):
     if precision is not None:
         return precision
     ab, c = _dtype_name(a), _dtype_name(out)
+    bt = ab if b is None else _dtype_name(b)
+    if ab in _FP8 and bt in _FP8 and c in ("bf16", "f16", "f32"):
+        return f"{ab}:{c}" if bt == ab else f"{ab}x{bt}:{c}"
     if ab == c:
         return ab
     if c == "f32" and ab in ("f16", "bf16"):
         return f"{ab}:f32"
-    if ab in _FP8 and c in ("bf16", "f16", "f32"):
-        return f"{ab}:{c}"
     raise TypeError(f"no precision takes {ab} inputs and a {c} output")
 
 
@@ -145,7 +146,7 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         if beta != 0.0:
             raise ValueError("beta != 0 reads out: pass out=")
         out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
-    p = _precision(a, out, precision)
+    p = _precision(a, out, precision, b)
     # Scratch memory under graph capture from the framework's allocator (other frameworks:
     # tessel's own buffers, which a CUDA graph cannot capture).
     framework = _framework(a)
@@ -191,7 +192,7 @@ def _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale
         raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
     if batch == 0:
         return out
-    p = _precision(a0, out[0], precision)
+    p = _precision(a0, out[0], precision, b0)
     allocate = lambda nbytes: _empty(a0, (nbytes,), __import__("torch").uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a0), _describe(b0), _describe(out[0]), device.index, float(alpha), float(beta),
                            p, kernel or "auto", _stream(a0, stream), allocate,
@@ -234,7 +235,7 @@ def matmul_list(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precis
                 raise ValueError(f"{name}[{i}] is not a torch tensor on {device}: the arrays must be on one CUDA GPU")
             if t.ndim != 2:
                 raise ValueError(f"{name}[{i}] must be 2-D, not {t.ndim}-D")
-    p = _precision(a[0], out[0], precision)
+    p = _precision(a[0], out[0], precision, b[0])
     problems = torch.empty(9 * len(a), dtype=torch.int64, device=device)  # GemmProblem: nine 8-byte fields
     raw = _stream(a[0], stream)
     if stream is not None:  # read there: not reused before that stream is past the call
@@ -274,7 +275,7 @@ def grouped_matmul(a, b, offsets, *, out=None, precision: str | None = None, ker
         return out
     allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a), _describe(b[0]), _describe(out), a.device.index, 1.0, 0.0,
-                           _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           _precision(a, out, precision, b), kernel or "auto", _stream(a, stream), allocate,
                            batch=(groups, 0, b.stride(0), 0), group_offsets=offsets.data_ptr())
     return out
 
@@ -316,7 +317,7 @@ def masked_matmul(a, b, counts, *, out=None, expected_rows: int = 0, precision: 
                              f"{name}.stride(1)), so that its rows are rows of one matrix")
     allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a.flatten(0, 1)), _describe(b[0]), _describe(out.flatten(0, 1)), a.device.index,
-                           1.0, 0.0, _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           1.0, 0.0, _precision(a, out, precision, b), kernel or "auto", _stream(a, stream), allocate,
                            batch=(groups, 0, b.stride(0), 0), group_counts=counts.data_ptr(),
                            expected_group_rows=expected_rows)
     return out
@@ -391,7 +392,7 @@ def linear(x, w, bias=None, *, activation: str | None = None, precision: str | N
         pre = _empty(rows, out.shape, out.dtype) if return_pre else None
         if bias is not None:
             bias = bias.to(out.dtype).contiguous()
-        _torch_gemm(rows, w.T, out, 1.0, 0.0, _precision(rows, out, precision), kernel, stream, bias, activation, pre)
+        _torch_gemm(rows, w.T, out, 1.0, 0.0, _precision(rows, out, precision, w), kernel, stream, bias, activation, pre)
         shape = (*lead, w.shape[0])
         return (out.reshape(shape), pre.reshape(shape)) if return_pre else out.reshape(shape)
     if activation is not None or return_pre:
@@ -411,7 +412,7 @@ def select_kernel(a, b, out=None, *, precision: str | None = None) -> str:
     """The kernel auto-dispatch would run for ``a @ b`` into ``out``."""
     if out is None:
         out = _empty(a, (a.shape[0], b.shape[1]), a.dtype)
-    return _tessel.select_kernel(a, b, out, _precision(a, out, precision))
+    return _tessel.select_kernel(a, b, out, _precision(a, out, precision, b))
 
 
 def precisions():

@@ -192,7 +192,9 @@ Status validate_batch(const GemmArgs& a) {
 
 Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
-    return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
+    const DType bt = a.precision.b_type();
+    const std::string b = bt != a.precision.ab ? std::string(", B ") + to_string(bt) : "";
+    return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + b + ", C " + to_string(a.precision.c) +
                    ", compute " + (a.precision.compute == Compute::kTF32 ? "tf32" : "f32") +
                    ") is not a supported combination: " + supported_precision_names());
   }
@@ -232,7 +234,7 @@ Status validate(const GemmArgs& a) {
   };
   if (reads_ab) {
     if (Status s = element_aligned("A", a.A, a.precision.ab); !s.ok()) return s;
-    if (Status s = element_aligned("B", a.B, a.precision.ab); !s.ok()) return s;
+    if (Status s = element_aligned("B", a.B, a.precision.b_type()); !s.ok()) return s;
   }
   if (writes_c && !arrays) {
     if (Status s = element_aligned("C", a.C, a.precision.c); !s.ok()) return s;

@@ -38,7 +38,8 @@ bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
 
 std::string CublasLt::description(const Precision& p, bool block_scales) {
   if (is_fp8(p.ab)) {
-    return std::string("cuBLASLt cublasLtMatmul, A/B ") + to_string(p.ab) + ", C " + to_string(p.c) +
+    return std::string("cuBLASLt cublasLtMatmul, A ") + to_string(p.ab) + ", B " + to_string(p.b_type()) + ", C " +
+           to_string(p.c) +
            (block_scales ? ", VEC128 x BLK128x128 block scales (D column-major)" : ", per-tensor scale pointers") +
            ", CUBLAS_COMPUTE_32F (no fast accumulation)";
   }
@@ -75,9 +76,8 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     const float *sa = block_a_.get(), *sb = block_b_.get();
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE");
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE");
-    const cudaDataType_t ab = cuda_type(a.precision.ab);
-    check_lt(cublasLtMatrixLayoutCreate(&a_, ab, a.k, a.m, a.lda), "layout A");
-    check_lt(cublasLtMatrixLayoutCreate(&b_, ab, a.k, a.n, a.ldb), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&a_, cuda_type(a.precision.ab), a.k, a.m, a.lda), "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&b_, cuda_type(a.precision.b_type()), a.k, a.n, a.ldb), "layout B");
     check_lt(cublasLtMatrixLayoutCreate(&c_, cuda_type(a.precision.c), a.m, a.n, a.m), "layout C");
     lt_a_ = a.A, lt_b_ = a.B;
     choose_algorithm();
@@ -101,10 +101,10 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   }
   // Column-major shapes of what cuBLASLt reads: its A (tessel's B) is n x k for op N (stored k x n
   // for op T), its B (tessel's A) k x m (stored m x k for op T), D^T n x m.
-  const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+  const cudaDataType_t at = cuda_type(a.precision.ab), bt = cuda_type(a.precision.b_type()), c = cuda_type(a.precision.c);
   const bool bn = a.opB == Op::N, an = a.opA == Op::N;
-  check_lt(cublasLtMatrixLayoutCreate(&a_, ab, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
-  check_lt(cublasLtMatrixLayoutCreate(&b_, ab, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
+  check_lt(cublasLtMatrixLayoutCreate(&a_, bt, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
+  check_lt(cublasLtMatrixLayoutCreate(&b_, at, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
   check_lt(cublasLtMatrixLayoutCreate(&c_, c, a.n, a.m, a.ldc), "layout C");
   choose_algorithm();
 }

@@ -182,12 +182,12 @@ std::string to_string(const EpilogueSpec& e) {
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
-  const DType ab = c.precision.ab, ct = c.precision.c;
+  const DType ab = c.precision.ab, bt = c.precision.b_type(), ct = c.precision.c;
   SgemmArgs a = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta, c.ld_align, c.ld_pad);
   r.tolerance = tolerance(c.precision, k);
 
   const std::vector<float> hA = make_operand(stored_rows_a(a), stored_cols_a(a), a.lda, c.seed * 3 + 1, ab);
-  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2, ab);
+  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2, bt);
   std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3, ct);
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
@@ -225,7 +225,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     all.insert(all.end(), v.begin(), v.end());
     return encode(all, t);
   };
-  const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
+  const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, bt), bytesC = guarded(hC, ct);
   CaseArrays& arrays = case_arrays();
   // FP8: per-tensor scales in [0.5, 1.5), on the device; the references fold them into alpha. Or block
   // scales, powers of two (so that the widened reference holds the scaled values exactly), row- or

@@ -1,5 +1,5 @@
 // FP8 block scales (DeepSeek-V3's 1x128 / 128x128): every op pair, both scale
-// layouts, every C type, shapes that are no multiple of a block (m, n, k
+// layouts, every C type, A and B of one type or of each, shapes that are no multiple of a block (m, n, k
 // tails; k of one block, of many, deep enough for split-k), against cuBLAS on
 // the operands widened with their scales and the fp64 reference; kernels
 // that promote columns of two scale blocks together refuse by name.
@@ -30,10 +30,11 @@ TEST_F(Fp8, BlockScalesEveryOpPairLayoutAndOutput) {
   Cublas cublas;
   const std::vector<Shape> shapes = {{67, 45, 33}, {300, 257, 1040}, {129, 200, 8192}, {2100, 384, 300}};
   uint64_t seed = 40;  // even seeds: row-major scale tensors, odd: column-major
-  for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128", "wgmma_cluster_e4m3_128x256"}) {
-    for (const char* precision : {"e4m3:bf16", "e4m3:f16", "e4m3:f32", "e5m2:bf16"}) {
+  for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128", "wgmma_cluster_e4m3_128x256",
+                             "wgmma_cluster_e4m3xe5m2_128x256", "wgmma_cluster_e5m2xe4m3_128x128"}) {
+    for (const char* precision : {"e4m3:bf16", "e4m3:f16", "e4m3:f32", "e5m2:bf16", "e4m3xe5m2:bf16", "e5m2xe4m3:f16"}) {
       const tessel::Precision p = *tessel::parse_precision(precision);
-      if (std::string(kernel) != kAuto && p.ab != tessel::DType::kE4M3) continue;
+      if (std::string(kernel) != kAuto && !tessel::find_kernel(kernel)->takes(p)) continue;
       for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
         for (const Shape& shape : shapes) {
           for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, std::pair{-0.75f, 1.25f}}) {

@@ -357,10 +357,11 @@ cudaError_t launch_swapped(const GemmArgs& a, const LaunchPlan& plan, cudaStream
 // own and (N, N) runs it on the swapped call (a grouped GEMM's rows, which
 // the swap would make columns, and (T, N) have copies made first, plan.cpp);
 // TMA rounds the operands to tf32 as it loads them (maps of type TFLOAT32).
-template <class Cfg, DType AB>
+// BB: B's type where it is not AB (FP8: one operand of each type, T an InputPair).
+template <class Cfg, DType AB, DType BB>
 cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
-  using T = typename device::CudaType<AB>::type;
-  if (a.precision.ab != AB) return cudaErrorInvalidValue;
+  using T = device::input_t<AB, BB>;
+  if (a.precision.ab != AB || a.precision.b_type() != BB) return cudaErrorInvalidValue;
   if constexpr (AB == DType::kF32) {
     if (a.opA == Op::N && a.opB == Op::T) return launch_ops<Cfg, T, false, true>(a, plan, stream);
     if (a.opA == Op::T && a.opB == Op::T) return launch_ops<Cfg, T, true, true>(a, plan, stream);
@@ -385,17 +386,17 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   }
 }
 
-template <class Cfg, DType AB>
+template <class Cfg, DType AB, DType BB>
 cudaError_t resident_cluster(int* clusters) {
-  using T = typename device::CudaType<AB>::type;
+  using T = device::input_t<AB, BB>;
   using Out = std::conditional_t<sizeof(T) == 1, __nv_bfloat16, T>;
   return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(cluster_kernel<Cfg, T, Out, false, true>, clusters);
 }
 
 // The launch and resident query of configuration Cfg for inputs AB (what the registry names).
-#define TESSEL_CLUSTER(Cfg, AB)                                                                  \
-  template cudaError_t launch_cluster<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
-  template cudaError_t resident_cluster<Cfg, AB>(int*)
+#define TESSEL_CLUSTER(Cfg, ...)                                                                         \
+  template cudaError_t launch_cluster<Cfg, __VA_ARGS__>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
+  template cudaError_t resident_cluster<Cfg, __VA_ARGS__>(int*)
 #define TESSEL_SWAPPED(Cfg, AB)                                                                   \
   template cudaError_t launch_swapped<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
   template cudaError_t resident_cluster<Cfg, AB>(int*)
