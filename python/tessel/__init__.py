@@ -392,7 +392,8 @@ def linear(x, w, bias=None, *, activation: str | None = None, precision: str | N
         pre = _empty(rows, out.shape, out.dtype) if return_pre else None
         if bias is not None:
             bias = bias.to(out.dtype).contiguous()
-        _torch_gemm(rows, w.T, out, 1.0, 0.0, _precision(rows, out, precision, w), kernel, stream, bias, activation, pre)
+        p = _precision(rows, out, precision, w)
+        _torch_gemm(rows, w.T, out, 1.0, 0.0, p, kernel, stream, bias, activation, pre)
         shape = (*lead, w.shape[0])
         return (out.reshape(shape), pre.reshape(shape)) if return_pre else out.reshape(shape)
     if activation is not None or return_pre:

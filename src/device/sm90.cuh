@@ -370,9 +370,9 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
 
 // d (64 x N, FP32, this thread's N / 2 values) += A (64 x K) * B (K x N),
 // both from shared memory (Accumulate false: d = A * B); K = 16 for f16 /
-// bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8 (T an InputPair for A and B of
-// different FP8 types); N = 64, 128, 192 or 256, and 16 for narrow swapped tiles. TransA / TransB: the operand is MN-major
-// (16-bit types only). Thread t of the warpgroup holds d[i] at row
+// bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8 (T an InputPair for A and B
+// of different FP8 types); N = 64, 128, 192 or 256, and 16 for narrow swapped tiles. TransA /
+// TransB: the operand is MN-major (16-bit types only). Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 template <class T, int N, bool TransA, bool TransB, bool Accumulate = true>
 __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {

@@ -101,7 +101,8 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   }
   // Column-major shapes of what cuBLASLt reads: its A (tessel's B) is n x k for op N (stored k x n
   // for op T), its B (tessel's A) k x m (stored m x k for op T), D^T n x m.
-  const cudaDataType_t at = cuda_type(a.precision.ab), bt = cuda_type(a.precision.b_type()), c = cuda_type(a.precision.c);
+  const cudaDataType_t at = cuda_type(a.precision.ab), bt = cuda_type(a.precision.b_type());
+  const cudaDataType_t c = cuda_type(a.precision.c);
   const bool bn = a.opB == Op::N, an = a.opA == Op::N;
   check_lt(cublasLtMatrixLayoutCreate(&a_, bt, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
   check_lt(cublasLtMatrixLayoutCreate(&b_, at, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");

@@ -1,8 +1,9 @@
 // FP8 block scales (DeepSeek-V3's 1x128 / 128x128): every op pair, both scale
-// layouts, every C type, A and B of one type or of each, shapes that are no multiple of a block (m, n, k
-// tails; k of one block, of many, deep enough for split-k), against cuBLAS on
-// the operands widened with their scales and the fp64 reference; kernels
-// that promote columns of two scale blocks together refuse by name.
+// layouts, every C type, A and B of one FP8 type or of one each, shapes that
+// are no multiple of a block (m, n, k tails; k of one block, of many, deep
+// enough for split-k), against cuBLAS on the operands widened with their
+// scales and the fp64 reference; kernels that promote columns of two scale
+// blocks together refuse by name.
 #include <tessel/tessel.hpp>
 
 #include <string>
@@ -32,7 +33,8 @@ TEST_F(Fp8, BlockScalesEveryOpPairLayoutAndOutput) {
   uint64_t seed = 40;  // even seeds: row-major scale tensors, odd: column-major
   for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128", "wgmma_cluster_e4m3_128x256",
                              "wgmma_cluster_e4m3xe5m2_128x256", "wgmma_cluster_e5m2xe4m3_128x128"}) {
-    for (const char* precision : {"e4m3:bf16", "e4m3:f16", "e4m3:f32", "e5m2:bf16", "e4m3xe5m2:bf16", "e5m2xe4m3:f16"}) {
+    for (const char* precision :
+         {"e4m3:bf16", "e4m3:f16", "e4m3:f32", "e5m2:bf16", "e4m3xe5m2:bf16", "e5m2xe4m3:f16"}) {
       const tessel::Precision p = *tessel::parse_precision(precision);
       if (std::string(kernel) != kAuto && !tessel::find_kernel(kernel)->takes(p)) continue;
       for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
