@@ -132,19 +132,22 @@ struct Epilogue {
   }
 };
 
-// FP8 block scales, DeepSeek-V3's layout (instead of the per-tensor scales):
-// one FP32 scale per row of op(A) and 128 of k (1 x 128 blocks), one per 128
-// x 128 block of op(B) (128 of k by 128 columns); block kb covers k = 128 kb
-// .. 128 kb + 127. Scale (i, kb) of A is a[i * a_stride_m + kb * a_stride_k],
-// scale (jb, kb) of B (columns 128 jb ..) is b[jb * b_stride_n + kb *
-// b_stride_k]: row- or column-major scale tensors are read as they are.
-// Device memory, read on the stream. Each 128-deep slice's FP32 partial sum
-// is multiplied by its two scales as it is promoted.
+// FP8 block scales (instead of the per-tensor scales): one FP32 scale per row
+// of op(A) and 128 of k (1 x 128 blocks), and for op(B) one per 128 x 128
+// block (128 of k by 128 columns: DeepSeek-V3's layout) or, with
+// b_block_n = 1, one per column and 128 of k (1 x 128 blocks on both sides:
+// the weight-gradient form, whose k runs over tokens). Block kb covers k =
+// 128 kb .. 128 kb + 127. Scale (i, kb) of A is a[i * a_stride_m + kb *
+// a_stride_k], scale (jb, kb) of B (columns b_block_n jb ..) is
+// b[jb * b_stride_n + kb * b_stride_k]: row- or column-major scale tensors
+// are read as they are. Device memory, read on the stream. Each 128-deep
+// slice's FP32 partial sums are multiplied by their scales as they are promoted.
 struct Fp8BlockScales {
   const float* a = nullptr;
   int64_t a_stride_m = 0, a_stride_k = 0;
   const float* b = nullptr;
   int64_t b_stride_n = 0, b_stride_k = 0;
+  int64_t b_block_n = 128;  // columns of op(B) a scale covers: 128 or 1
   bool any() const { return a != nullptr || b != nullptr; }
 };
 

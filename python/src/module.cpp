@@ -268,7 +268,7 @@ NB_MODULE(_tessel, m) {
          const std::string& precision, const std::string& kernel, uintptr_t stream,
          std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre,
          uintptr_t scale_a, uintptr_t scale_b, std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_a,
-         std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b,
+         std::optional<std::tuple<uintptr_t, int64_t, int64_t, int64_t>> block_b,
          std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> batch, uintptr_t group_offsets,
          uintptr_t group_counts, int64_t expected_group_rows) {
         const Matrix c = matrix(out, "out");
@@ -289,10 +289,11 @@ NB_MODULE(_tessel, m) {
         }
         if (block_a || block_b) {
           if (!block_a || !block_b) throw nb::value_error("block scales need both block_a and block_b");
-          if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's, 128x128 B's)");
+          if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's)");
           const auto& [pa, sam, sak] = *block_a;
-          const auto& [pb, sbn, sbk] = *block_b;
-          g.block_scales = {reinterpret_cast<const float*>(pa), sam, sak, reinterpret_cast<const float*>(pb), sbn, sbk};
+          const auto& [pb, sbn, sbk, columns] = *block_b;
+          g.block_scales = {reinterpret_cast<const float*>(pa), sam, sak, reinterpret_cast<const float*>(pb), sbn, sbk,
+                            columns};
         }
         g.epilogue.activation = parse_activation(activation);
         g.epilogue.bias = reinterpret_cast<const void*>(bias);
@@ -313,7 +314,8 @@ NB_MODULE(_tessel, m) {
       "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
       "array with out's shape, dtype and strides that receives the activation's input (0: none); scale_a, "
       "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none); block_a, block_b: FP8 block "
-      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32 (tessel::Fp8BlockScales); "
+      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32, block_b with the columns "
+      "each scale covers last, 128 or 1 (tessel::Fp8BlockScales); "
       "batch: (count, stride of a, of b, of out) in elements, a strided batch whose first matrices a, b and out "
       "describe (tessel::GemmArgs::batch; stride 0 shares an operand); group_offsets: a pointer to batch + 1 "
       "int64 row offsets of a grouped GEMM (tessel::GemmArgs::group_offsets; 0: none); group_counts: a pointer to "

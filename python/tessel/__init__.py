@@ -126,7 +126,8 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     tensors on the GPU (read there, so they may change without a sync): the product is
     multiplied by both. Or ``block_scales=(sa, sb)``, DeepSeek-V3's block scales: ``sa`` of
     shape (m, ceil(k / 128)), one per row of ``a`` and 128 of k, ``sb`` of shape
-    (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n); float32
+    (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n), or of shape
+    (n, ceil(k / 128)), one per column of ``b`` and 128 of k (the weight-gradient form); float32
     torch tensors on the GPU in any strides (a row-major ``out`` only). Torch tensors may be
     batches, as in ``torch.bmm``: ``a`` (batch, m, k) and ``b`` (batch, k, n), or one of them
     2-D (shared by the batch; an expanded tensor, stride 0, is shared too), ``out`` (batch, m,
@@ -332,12 +333,15 @@ def _block_scales(block_scales, a, b):
     sa, sb = block_scales
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     kb = (k + 127) // 128
+    # b's scales per 128 x 128 block, or per column (1 x 128 blocks: the weight-gradient form)
+    columns = 1 if isinstance(sb, torch.Tensor) and tuple(sb.shape) == (n, kb) else 128
     for t, name, shape in ((sa, "block_scales[0]", (m, kb)), (sb, "block_scales[1]", ((n + 127) // 128, kb))):
         if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.device != a.device:
             raise TypeError(f"{name} must be a float32 torch tensor on {a.device}")
-        if tuple(t.shape) != shape:
-            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}")
-    return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1)))
+        if tuple(t.shape) != shape and not (t is sb and columns == 1):
+            alternative = f" or {(n, kb)}" if t is sb else ""
+            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}{alternative}")
+    return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1), columns))
 
 
 def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,

@@ -201,6 +201,13 @@ def test_fp8_block_scales_match_float64(ta, tb, scale_layout):
     assert rel_err(got, a_scaled @ b_scaled) < 1e-3
     with pytest.raises(ValueError, match="block_scales\\[1\\] has shape"):
         tessel.matmul(a, b, block_scales=(sa, sb[:, :1]))
+    # b's scales per column and 128 of k (1 x 128 blocks on both operands: weight gradients)
+    sc = torch.rand(n, kb, device="cuda", generator=g) + 0.5
+    if scale_layout == "column":
+        sc = sc.T.contiguous().T
+    got = tessel.matmul(a, b, block_scales=(sa, sc), out_dtype=torch.float32)
+    b_scaled = b.double() * sc.double().repeat_interleave(128, dim=1)[:, :k].T
+    assert rel_err(got, a_scaled @ b_scaled) < 1e-3
 
 
 def batch_operand(count, rows, cols, dtype, transposed, seed):

@@ -255,6 +255,10 @@ Status validate(const GemmArgs& a) {
                      ": block scales are for FP8 inputs (e4m3, e5m2)");
     }
     if (bs.a == nullptr || bs.b == nullptr) return invalid("block_scales needs both a and b (one is null)");
+    if (bs.b_block_n != 128 && bs.b_block_n != 1) {
+      return invalid("block_scales.b_block_n = " + to_string(bs.b_block_n) +
+                     ": B's scales cover 128 columns (128 x 128 blocks) or 1 (1 x 128 blocks)");
+    }
     if (a.scale_a != nullptr || a.scale_b != nullptr) {
       return invalid("block_scales and scale_a / scale_b are exclusive: fold a per-tensor scale into alpha");
     }
@@ -269,11 +273,14 @@ Status validate(const GemmArgs& a) {
     auto fits = [&](int64_t stride, int64_t extra) {
       return extra <= limit && stride <= (limit - extra) / std::max<int64_t>(blocks, 1);
     };
-    if (!fits(bs.a_stride_k, 0) || !fits(bs.b_stride_k, bs.b_stride_n)) {
+    // Per column, a thread reaches 255 columns past a tile's first.
+    const int64_t columns = bs.b_block_n == 1 ? 255 : 1;
+    if (!fits(bs.a_stride_k, 0) || bs.b_stride_n > limit / columns || !fits(bs.b_stride_k, columns * bs.b_stride_n)) {
       return invalid("block_scales.a_stride_k / b_stride_k / b_stride_n = " + to_string(bs.a_stride_k) + " / " +
                      to_string(bs.b_stride_k) + " / " + to_string(bs.b_stride_n) +
                      ": the kernels step through the scales of a row (a block of columns) in 32-bit offsets, and "
-                     "(ceil(k / 128) - 1) * stride (+ b_stride_n) must be below 2^31");
+                     "(ceil(k / 128) - 1) * stride (+ b_stride_n, or 255 b_stride_n with b_block_n = 1) must be "
+                     "below 2^31");
     }
     if (reads_ab) {
       if (Status s = element_aligned("block_scales.a", bs.a, DType::kF32); !s.ok()) return s;

@@ -218,9 +218,9 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const DeviceBuffer<float> dScales(scale_values);
       // Or block scales, powers of two (the widened reference then holds the scaled values exactly):
       // A's m x ceil(k / 128) (k contiguous: each thread's next slices share a line), B's ceil(n / 128) x
-      // ceil(k / 128).
+      // ceil(k / 128), or n x ceil(k / 128) with a scale per column (b_block_n = 1).
       const bool blocks = is_fp8(ab) && o.block_scales;
-      const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + 127) / 128;
+      const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + o.b_block_n - 1) / o.b_block_n;
       auto powers_of_two = [&](int64_t count, uint64_t seed) {
         std::vector<float> v(size_t(blocks ? std::max<int64_t>(count, 1) : 0));
         fill_random(v, seed);
@@ -230,7 +230,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const DeviceBuffer<float> dBlockA = powers_of_two(shape.m * kb, o.seed + 9);
       const DeviceBuffer<float> dBlockB = powers_of_two(nb * kb, o.seed + 10);
       if (blocks) {
-        a.block_scales = {dBlockA.get(), kb, 1, dBlockB.get(), kb, 1};
+        a.block_scales = {dBlockA.get(), kb, 1, dBlockB.get(), kb, 1, o.b_block_n};
       } else if (is_fp8(ab)) {
         a.scale_a = dScales.get(), a.scale_b = dScales.get() + 4;
       }

@@ -36,11 +36,12 @@ bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   return no == nullptr;
 }
 
-std::string CublasLt::description(const Precision& p, bool block_scales) {
+std::string CublasLt::description(const Precision& p, bool block_scales, int64_t b_block_n) {
   if (is_fp8(p.ab)) {
+    const std::string blocks = b_block_n == 1 ? "VEC128 x VEC128" : "VEC128 x BLK128x128";
     return std::string("cuBLASLt cublasLtMatmul, A ") + to_string(p.ab) + ", B " + to_string(p.b_type()) + ", C " +
            to_string(p.c) +
-           (block_scales ? ", VEC128 x BLK128x128 block scales (D column-major)" : ", per-tensor scale pointers") +
+           (block_scales ? ", " + blocks + " block scales (D column-major)" : ", per-tensor scale pointers") +
            ", CUBLAS_COMPUTE_32F (no fast accumulation)";
   }
   return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
@@ -62,15 +63,16 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
   }
   if (is_fp8(a.precision.ab) && a.block_scales.any()) {
-    // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128) on its B, so
+    // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128, or VEC128) on its B, so
     // its A is tessel's A here and D comes out column-major (m x n, ld m): the same work, timed only
     // (with op pair N, T the transposes stay T, N). Its scale tensors are its own (ones), sized for
     // either layout.
     const int64_t kb = (a.k + 127) / 128 + 4;
     block_a_ = DeviceBuffer<float>(std::vector<float>(size_t((a.m + 128) * kb), 1.0f));
-    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t(((a.n + 127) / 128 + 4) * kb), 1.0f));
+    const bool columns = a.block_scales.b_block_n == 1;  // B's scales per column and 128 of k, as A's per row
+    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t((columns ? a.n + 128 : (a.n + 127) / 128 + 4) * kb), 1.0f));
     const cublasLtMatmulMatrixScale_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
-                                      blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+                                      blk = columns ? vec : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec), "A_SCALE_MODE");
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &blk, sizeof blk), "B_SCALE_MODE");
     const float *sa = block_a_.get(), *sb = block_b_.get();

@@ -31,7 +31,7 @@ class CublasLt {
   CublasLt(const CublasLt&) = delete;
   CublasLt& operator=(const CublasLt&) = delete;
   void run(cudaStream_t stream = nullptr);
-  static std::string description(const Precision& p, bool block_scales = false);
+  static std::string description(const Precision& p, bool block_scales = false, int64_t b_block_n = 128);
 
  private:
   GemmArgs args_;

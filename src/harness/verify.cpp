@@ -232,7 +232,8 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   // column-major by seed; the references multiply them into the operands.
   std::vector<float> scales, block_a, block_b;
   const bool blocks = is_fp8(ab) && c.block_scales;
-  const int64_t kb = std::max<int64_t>(1, (k + 127) / 128), nb = std::max<int64_t>(1, (n + 127) / 128);
+  const int64_t kb = std::max<int64_t>(1, (k + 127) / 128);
+  const int64_t nb = std::max<int64_t>(1, (n + c.b_block_n - 1) / c.b_block_n);  // B's scale columns
   Fp8BlockScales bs;
   if (blocks) {
     block_a.resize(size_t(std::max<int64_t>(m, 1) * kb)), block_b.resize(size_t(nb * kb));
@@ -243,6 +244,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     const bool row_major = c.seed % 2 == 0;
     bs.a_stride_m = row_major ? kb : 1, bs.a_stride_k = row_major ? 1 : std::max<int64_t>(m, 1);
     bs.b_stride_n = row_major ? 1 : kb, bs.b_stride_k = row_major ? nb : 1;
+    bs.b_block_n = c.b_block_n;
   } else if (is_fp8(ab)) {
     scales.resize(2);
     fill_random(scales, c.seed * 5 + 4);
@@ -385,7 +387,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     }
     for (int64_t q = 0; q < k; ++q) {
       for (int64_t j = 0; j < n; ++j) {
-        const float scale = block_b[size_t(j / 128 * bs.b_stride_n + q / 128 * bs.b_stride_k)];
+        const float scale = block_b[size_t(j / bs.b_block_n * bs.b_stride_n + q / 128 * bs.b_stride_k)];
         hBs[size_t(a.opB == Op::N ? q * a.ldb + j : j * a.ldb + q)] *= scale;
       }
     }

@@ -52,6 +52,30 @@ TEST_F(Fp8, BlockScalesEveryOpPairLayoutAndOutput) {
   }
 }
 
+// B's scales per column and 128 of k (1 x 128 blocks on both operands: the weight-gradient form), the same
+// cases on the tiles that take block scales.
+TEST_F(Fp8, BlockScalesPerColumnOfB) {
+  Cublas cublas;
+  const std::vector<Shape> shapes = {{67, 45, 33}, {300, 257, 1040}, {129, 200, 8192}, {2100, 384, 300}};
+  uint64_t seed = 60;
+  for (const char* kernel : {kAuto, "wgmma_cluster_e4m3_128x128", "wgmma_cluster_e4m3_128x256",
+                             "wgmma_cluster_e5m2xe4m3_128x256"}) {
+    for (const char* precision : {"e4m3:bf16", "e4m3:f32", "e5m2xe4m3:f16"}) {
+      const tessel::Precision p = *tessel::parse_precision(precision);
+      if (std::string(kernel) != kAuto && !tessel::find_kernel(kernel)->takes(p)) continue;
+      for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
+        for (const Shape& shape : shapes) {
+          VerifyCase c{kernel, ops.first, ops.second, shape, -0.75f, 1.25f, 0, seed++, 16, p};
+          c.block_scales = true, c.b_block_n = 1;
+          const VerifyResult r = verify_case(cublas, c);
+          EXPECT_TRUE(r.passed) << kernel << " " << precision << " " << to_string(ops) << " " << to_string(shape)
+                                << " seed " << c.seed << ": " << r.reason;
+        }
+      }
+    }
+  }
+}
+
 TEST_F(Fp8, BlockScalesNeedPiecesOneBlockWide) {
   Cublas cublas;
   VerifyCase c{"wgmma_cluster_e4m3_128x192", Op::N, Op::T, {256, 384, 512}, 1.0f, 0.0f, 0, 1, 16,
