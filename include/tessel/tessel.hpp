@@ -291,6 +291,7 @@ struct KernelInfo {
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 or 256 columns wide)
+  bool fp8_column_scales = false;  // and B's scales per column (b_block_n = 1; FP8 tiles 128 wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
   bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets, group_counts or problems)

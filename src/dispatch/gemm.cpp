@@ -405,7 +405,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
               kRows = -7, kBlockScales = -8, kGrouped = -9, kPointerArray = -10, kPointerArrayOps = -11,
-              kAlignment = 0 };
+              kColumnScales = -12, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -442,6 +442,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
+  if (a.block_scales.any() && a.block_scales.b_block_n == 1 && !info.fp8_column_scales) return kColumnScales;
   if ((impl::grouped(a) || impl::problems(a)) && !info.grouped) return kGrouped;
   if (impl::pointer_array(a) && !info.pointer_array) return kPointerArray;
   // Layout and alignment matter only when the kernel itself runs.
@@ -509,6 +510,11 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kBlockScales) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no FP8 block scales (the FP8 kernels with tiles 128 or 256 wide do)"};
+  }
+  if (why == kColumnScales) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes no FP8 scales per column of B (b_block_n = 1; the FP8 kernels "
+                                           "with tiles 128 wide do)"};
   }
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +

@@ -132,6 +132,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   if (ab == DType::kF32 || is_fp8(ab)) e.copies = Copies::kKMajor;
   if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
   e.info.fp8_block_scales = is_fp8(ab) && impl::kFp8BlockScales<Cfg>;
+  e.info.fp8_column_scales = is_fp8(ab) && impl::kFp8ColumnScales<Cfg>;
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   // The cluster kernel walks matrices and groups, and a pointer-array batch's maps.
   e.info.batched = e.info.grouped = e.info.pointer_array = step == 14 || step == 17;

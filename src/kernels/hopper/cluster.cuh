@@ -378,8 +378,12 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
       if constexpr (kFp8BlockScales<Cfg>) {
         const bool f16 = a.precision.c == DType::kF16;
         if (a.block_scales.b_block_n == 1) {  // B's scales per column: a kernel of their own
-          if (f16) return launch_ops<Cfg, T, false, true, __half, true, true>(a, plan, stream);
-          return launch_ops<Cfg, T, false, true, __nv_bfloat16, true, true>(a, plan, stream);
+          if constexpr (kFp8ColumnScales<Cfg>) {
+            if (f16) return launch_ops<Cfg, T, false, true, __half, true, true>(a, plan, stream);
+            return launch_ops<Cfg, T, false, true, __nv_bfloat16, true, true>(a, plan, stream);
+          } else {
+            return cudaErrorInvalidValue;  // the registry's fp8_column_scales keeps such calls away
+          }
         }
         if (f16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
         return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);

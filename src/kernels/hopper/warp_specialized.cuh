@@ -90,23 +90,27 @@ struct SliceScales {
     const float sb = PerColumn ? 1.0f : b[kt * b_sk + piece * b_piece];
     return make_float2(a_lo[kt * a_sk] * sb, a_hi[kt * a_sk] * sb);
   }
-  // Per column: B's scale of slice kt for the thread's column c (8 (i / 4) + i % 2 for d[i], from the tile's).
-  __device__ float column(int kt, int c) const { return b[min(c, col_last) * b_sn + kt * b_sk]; }
+  // Per column: B's scales of slice kt for the thread's columns of a piece from column col0 of the tile on,
+  // c[2 j + e] for column col0 + 8 j + e (d[i]: j = i / 4, e = i % 2).
+  template <int K>
+  __device__ void columns(int kt, int col0, float (&c)[K]) const {
+#pragma unroll
+    for (int i = 0; i < K; ++i) c[i] = b[min(col0 + 8 * (i / 2) + i % 2, col_last) * b_sn + kt * b_sk];
+  }
 };
 
-// acc += part (the slice's partial sums of the tile's columns col0..) times the slice's scales: the rows' (at) and,
-// per column, each column's.
-template <int N, bool PerColumn>
-__device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N], const SliceScales<PerColumn>& scales,
-                                             float2 rows, int kt, int col0) {
+// acc += part (a slice's partial sums) times the slice's scales: the rows' and, per column, each column's
+// (SliceScales::columns; unread otherwise).
+template <bool PerColumn, int N>
+__device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N], float2 rows,
+                                             const float (&cols)[N / 2]) {
   if constexpr (PerColumn) {
 #pragma unroll
     for (int j = 0; j < N / 4; ++j) {
-      const float c0 = scales.column(kt, col0 + 8 * j), c1 = scales.column(kt, col0 + 8 * j + 1);
-      acc[4 * j] += part[4 * j] * (rows.x * c0);
-      acc[4 * j + 1] += part[4 * j + 1] * (rows.x * c1);
-      acc[4 * j + 2] += part[4 * j + 2] * (rows.y * c0);
-      acc[4 * j + 3] += part[4 * j + 3] * (rows.y * c1);
+      acc[4 * j] += part[4 * j] * (rows.x * cols[2 * j]);
+      acc[4 * j + 1] += part[4 * j + 1] * (rows.x * cols[2 * j + 1]);
+      acc[4 * j + 2] += part[4 * j + 2] * (rows.y * cols[2 * j]);
+      acc[4 * j + 3] += part[4 * j + 3] * (rows.y * cols[2 * j + 1]);
     }
   } else {
 #pragma unroll
@@ -115,9 +119,12 @@ __device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N],
 }
 
 // The pieces a slice is promoted in (consume_tile; N accumulators a thread: a 2N-wide tile): FP8's, else one.
-// With B scales per column, pieces of 64 columns, so that a piece's column scales fit beside its accumulators.
+// With B scales per column, pieces of 64 columns on tiles wider than 128, so that a piece's column scales fit
+// beside its accumulators and the tile's.
 template <class T, int N, bool PerColumn = false>
-inline constexpr int kPromotePieces = sizeof(T) != 1 ? 1 : PerColumn ? 2 * N / 64 : kFp8PromotePieces<2 * N>;
+inline constexpr int kPromotePieces = sizeof(T) != 1            ? 1
+                                      : PerColumn && 2 * N > 128 ? 2 * N / 64
+                                                                 : kFp8PromotePieces<2 * N>;
 // FP8 tiles whose accumulators fit three times (acc and two slices'): each slice's wgmmas are issued before the
 // slice ahead of it is waited for and promoted, so that a warpgroup's tensor-core work runs under its promotion.
 template <class T, int N, bool PerColumn = false>
@@ -148,7 +155,7 @@ __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const S
                                                         bool signals, const SliceScales<>& scales) {
   namespace sm90 = device::sm90;
   float parts[2][N];
-  int kt = 0, newest = 0, promoted = 0;  // slices issued; the stage of the newest; slices promoted
+  int kt = 0, newest = 0;  // slices issued; the stage of the newest
   float2 scale = scales.at(0), next_scale = slices > 1 ? scales.at(1) : scale;  // the oldest in flight, the next
   auto issue = [&](float (&part)[N]) {
     sm90::bar_wait(&smem.full()[ring.stage], ring.parity);
@@ -161,7 +168,8 @@ __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const S
   auto promote = [&](float (&part)[N], int stage) {
     sm90::fence_acc(part);
     if (signals) release_stage(smem, stage);
-    add_promoted(acc, part, scales, scale, promoted++, 0);
+    float cols[N / 2];  // unread: no scales per column here
+    add_promoted<false>(acc, part, scale, cols);
     scale = next_scale;
     if (kt < slices) next_scale = scales.at(kt);
   };
@@ -226,13 +234,15 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 #pragma unroll
         for (int piece = 0; piece < kPieces; ++piece) {
           const float2 scale = scales.at(kt, piece);  // loaded while the piece's wgmmas run
+          float cols[kPart / 2];
+          if constexpr (Scales::kPerColumn) scales.columns(kt, 2 * kPart * piece, cols);
           float part[kPart];
           sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
                                                                                 smem.b(ring.stage), 2 * kPart * piece);
           sm90::wgmma_wait<0>();
           sm90::fence_acc(part);
           if (piece == kPieces - 1 && signals) release(ring.stage);
-          add_promoted(acc + kPart * piece, part, scales, scale, kt, 2 * kPart * piece);
+          add_promoted<Scales::kPerColumn>(acc + kPart * piece, part, scale, cols);
         }
       } else {
         if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
