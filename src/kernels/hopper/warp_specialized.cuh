@@ -119,12 +119,8 @@ __device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N],
 }
 
 // The pieces a slice is promoted in (consume_tile; N accumulators a thread: a 2N-wide tile): FP8's, else one.
-// With B scales per column, pieces of 64 columns on tiles wider than 128, so that a piece's column scales fit
-// beside its accumulators and the tile's.
-template <class T, int N, bool PerColumn = false>
-inline constexpr int kPromotePieces = sizeof(T) != 1            ? 1
-                                      : PerColumn && 2 * N > 128 ? 2 * N / 64
-                                                                 : kFp8PromotePieces<2 * N>;
+template <class T, int N>
+inline constexpr int kPromotePieces = sizeof(T) == 1 ? kFp8PromotePieces<2 * N> : 1;
 // FP8 tiles whose accumulators fit three times (acc and two slices'): each slice's wgmmas are issued before the
 // slice ahead of it is waited for and promoted, so that a warpgroup's tensor-core work runs under its promotion.
 template <class T, int N, bool PerColumn = false>
@@ -225,7 +221,8 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     for (int i = 0; i < N; ++i) acc[i] = 0.0f;
     int previous = 0, kt = 0;
     constexpr bool kPromote = sizeof(T) == 1;
-    constexpr int kPieces = kPromotePieces<T, N, Scales::kPerColumn>, kPart = N / kPieces;
+    constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
+    static_assert(!Scales::kPerColumn || 2 * N == 128, "B's scales per column: 128-wide tiles (kFp8ColumnScales)");
     using A = typename Ops::A;
     uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
     auto slice = [&] {
