@@ -80,10 +80,11 @@ TEST(Registry, HoldsTheLadderInOrder) {
 }
 
 // Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
-// One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
+// One naming scheme from step 08 on: <family>[_<variant>][_<dtype>[x<dtype of B>]]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_pingpong|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(
+      R"(([a-z]+(_ws|_persistent|_cluster|_pingpong|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2)(?:x(?:e4m3|e5m2))?)?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";
