@@ -24,19 +24,21 @@ def main() -> None:
     ap.add_argument("--reference", default="cuBLAS", help="the reference's name in the legend")
     args = ap.parse_args()
 
-    kernels = defaultdict(dict)  # kernel -> size -> TFLOP/s
-    cublas = {}                  # size -> TFLOP/s
+    kernels = defaultdict(dict)  # kernel (and precision, where the file has several) -> size -> TFLOP/s
+    cublas = defaultdict(dict)   # precision -> size -> TFLOP/s
     with open(args.csv, newline="") as f:
-        for row in csv.DictReader(f):
-            m, n, k = int(row["m"]), int(row["n"]), int(row["k"])
-            if not (m == n == k) or row["status"] != "ok":
-                continue
-            kernels[row["kernel"]][m] = float(row["tflops"])
-            cublas[m] = float(row["ref_tflops"])
+        rows = [r for r in csv.DictReader(f) if r["status"] == "ok" and r["m"] == r["n"] == r["k"]]
+    several = len({r["dtype"] for r in rows}) > 1
+    for row in rows:
+        m = int(row["m"])
+        kernels[row["kernel"] + (f" {row['dtype']}" if several else "")][m] = float(row["tflops"])
+        cublas[row["dtype"]][m] = float(row["ref_tflops"])
 
     fig, ax = plt.subplots(figsize=(8, 5))
-    sizes = sorted(cublas)
-    ax.plot(sizes, [cublas[s] for s in sizes], "k--", marker="s", label=f"{args.reference} (same run)")
+    for j, (dtype, points) in enumerate(cublas.items()):
+        sizes = sorted(points)
+        ax.plot(sizes, [points[s] for s in sizes], "k--", marker="sPX"[j % 3],
+                label=f"{args.reference}{f' {dtype}' if several else ''} (same run)")
     # Colours repeat after ten lines: the marker tells the next ten apart.
     for i, (name, points) in enumerate(kernels.items()):
         xs = sorted(points)

@@ -146,12 +146,14 @@ std::vector<Job> plan_jobs(const std::vector<std::string>& asked, const std::vec
 }
 
 // timed: the benchmark's reference (FP8: cuBLASLt's FP8 GEMM), else verify's.
-std::string references(const std::vector<Job>& jobs, bool timed = false, bool block_scales = false) {
+std::string references(const std::vector<Job>& jobs, bool timed = false, bool block_scales = false,
+                       int64_t b_block_n = 128) {
   std::vector<std::string> seen;
   for (const Job& j : jobs) {
-    const std::string d = to_string(j.precision) + ": " + (timed && CublasLt::multiplies(j.precision.ab)
-                                                               ? CublasLt::description(j.precision, block_scales)
-                                                               : Cublas::description(j.precision));
+    const std::string d = to_string(j.precision) + ": " +
+                          (timed && CublasLt::multiplies(j.precision)
+                               ? CublasLt::description(j.precision, block_scales, b_block_n)
+                               : Cublas::description(j.precision));
     if (std::find(seen.begin(), seen.end(), d) == seen.end()) seen.push_back(d);
   }
   std::string s;
@@ -206,6 +208,7 @@ struct VerifyCli {
   uint64_t seed = 1;
   std::vector<std::string> epilogue_names{"none"};
   bool block_scales = false;
+  int64_t b_block_n = 128;  // --block-scales: B's scales per 128 columns or per column
   int64_t batch = 1;
   std::string layout;  // a batch's one layout (stack, shared, side); empty: all three
   bool pointers = false;  // a batch as a pointer-array batch
@@ -352,7 +355,7 @@ int cmd_verify(const VerifyCli& o, std::ostream& out, std::ostream& err) {
           VerifyCase c{name, op.first, op.second, shape, s.alpha, s.beta, pad, o.seed + uint64_t(total), align, precision,
                        o.offset};
           c.epilogue = epilogue;
-          c.block_scales = o.block_scales;
+          c.block_scales = o.block_scales, c.b_block_n = o.b_block_n;
           const VerifyResult r = verify_case(cublas, c);
           ++total;
           // A kernel refusing what its registry entry says it does not take is reported, not failed.
@@ -462,7 +465,7 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   std::ofstream csv, json;
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
-  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales)};
+  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales, b.options.b_block_n)};
   if (b.options.groups > 0 || b.options.problems) {
     run.reference = "cuBLAS's grouped GEMM cublasGemmGroupedBatchedEx_64, a group per GEMM, with the types of " +
                     run.reference;
@@ -537,8 +540,8 @@ int cmd_run(const RunCli& r, std::ostream& out, std::ostream& err) {
   std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
       hC(size_t(r.m * layout.ldc));
   fill_random(hA, 1), fill_random(hB, 2), fill_random(hC, 3);
-  const DType ab = r.precision.ab, ct = r.precision.c;
-  DeviceBuffer<uint8_t> dA(encode(hA, ab)), dB(encode(hB, ab)), dC(encode(hC, ct));
+  DeviceBuffer<uint8_t> dA(encode(hA, r.precision.ab)), dB(encode(hB, r.precision.b_type())),
+      dC(encode(hC, r.precision.c));
   GemmArgs a = to_gemm(layout);
   a.precision = r.precision;
   a.A = dA.get(), a.B = dB.get(), a.C = dC.get();
@@ -757,6 +760,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "again with empty problems, rows off 16 bytes, beta and bounds below the largest sizes");
   verify->add_flag("--block-scales", vo.block_scales,
                    "FP8: 1x128 / 128x128 block scales (GemmArgs::block_scales) instead of per-tensor ones");
+  verify->add_option("--b-block-n", vo.b_block_n,
+                     "--block-scales: B's scales per 128 columns (128x128 blocks, the default) or per column (1: "
+                     "1x128 blocks on both operands)")
+      ->check(CLI::IsMember({1, 128}));
 
   BenchCli bo;
   auto* bench = app.add_subcommand("bench", "Time kernels against cuBLAS (the main job)");
@@ -804,6 +811,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   bench->add_flag("--block-scales", bo.options.block_scales,
                   "FP8: 1x128 / 128x128 block scales; cuBLASLt's reference then runs its VEC128 x BLK128x128 mode "
                   "(the same work, its output column-major)");
+  bench->add_option("--b-block-n", bo.options.b_block_n,
+                    "--block-scales: B's scales per 128 columns (128x128 blocks, the default) or per column (1: "
+                    "1x128 blocks on both operands; cuBLASLt's VEC128 x VEC128 mode)")
+      ->check(CLI::IsMember({1, 128}));
   bench->add_flag("--atomics", bo.options.allow_atomics,
                   "Let split-k add its parts into C with atomics (faster on small outputs, not bitwise reproducible)");
   bench->add_option("--csv", bo.csv, "Also write the rows as CSV to this file");

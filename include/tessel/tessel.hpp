@@ -81,16 +81,23 @@ enum class Compute { kF32, kTF32 };
 //   A/B f16,  C f16 or f32, kF32
 //   A/B bf16, C bf16 or f32, kF32
 //   A/B e4m3 or e5m2, C bf16, f16 or f32, kF32 (Hopper tensor cores;
-//        partial sums promoted to FP32 registers every 128 of k)
+//        partial sums promoted to FP32 registers every 128 of k); A and B
+//        of the same FP8 type, or one of each (e4m3 x e5m2, e5m2 x e4m3)
 struct Precision {
-  DType ab = DType::kF32;  // A and B
+  DType ab = DType::kF32;  // A, and B unless b says otherwise
   DType c = DType::kF32;   // C, read (beta != 0) and written
   Compute compute = Compute::kF32;
-  bool operator==(const Precision& o) const { return ab == o.ab && c == o.c && compute == o.compute; }
+  std::optional<DType> b;  // B where it is not ab's type (FP8 only: the other FP8 type)
+  DType a_type() const { return ab; }
+  DType b_type() const { return b.value_or(ab); }
+  bool operator==(const Precision& o) const {
+    return ab == o.ab && c == o.c && compute == o.compute && b_type() == o.b_type();
+  }
   bool operator!=(const Precision& o) const { return !(*this == o); }
 };
 // "f32", "tf32", "f16", "bf16", "f16:f32" / "bf16:f32" for 16-bit inputs with FP32 C,
-// and "e4m3:bf16", "e4m3:f16", "e4m3:f32" (the same with e5m2) for FP8 inputs.
+// "e4m3:bf16", "e4m3:f16", "e4m3:f32" (the same with e5m2) for FP8 inputs, and
+// "e4m3xe5m2:bf16", ..., "e5m2xe4m3:f32" for A of one FP8 type and B of the other.
 std::string to_string(const Precision& p);
 // Parses the names to_string gives; std::nullopt for anything else.
 std::optional<Precision> parse_precision(std::string_view text);
@@ -125,19 +132,22 @@ struct Epilogue {
   }
 };
 
-// FP8 block scales, DeepSeek-V3's layout (instead of the per-tensor scales):
-// one FP32 scale per row of op(A) and 128 of k (1 x 128 blocks), one per 128
-// x 128 block of op(B) (128 of k by 128 columns); block kb covers k = 128 kb
-// .. 128 kb + 127. Scale (i, kb) of A is a[i * a_stride_m + kb * a_stride_k],
-// scale (jb, kb) of B (columns 128 jb ..) is b[jb * b_stride_n + kb *
-// b_stride_k]: row- or column-major scale tensors are read as they are.
-// Device memory, read on the stream. Each 128-deep slice's FP32 partial sum
-// is multiplied by its two scales as it is promoted.
+// FP8 block scales (instead of the per-tensor scales): one FP32 scale per row
+// of op(A) and 128 of k (1 x 128 blocks), and for op(B) one per 128 x 128
+// block (128 of k by 128 columns: DeepSeek-V3's layout) or, with
+// b_block_n = 1, one per column and 128 of k (1 x 128 blocks on both sides:
+// the weight-gradient form, whose k runs over tokens). Block kb covers k =
+// 128 kb .. 128 kb + 127. Scale (i, kb) of A is a[i * a_stride_m + kb *
+// a_stride_k], scale (jb, kb) of B (columns b_block_n jb ..) is
+// b[jb * b_stride_n + kb * b_stride_k]: row- or column-major scale tensors
+// are read as they are. Device memory, read on the stream. Each 128-deep
+// slice's FP32 partial sums are multiplied by their scales as they are promoted.
 struct Fp8BlockScales {
   const float* a = nullptr;
   int64_t a_stride_m = 0, a_stride_k = 0;
   const float* b = nullptr;
   int64_t b_stride_n = 0, b_stride_k = 0;
+  int64_t b_block_n = 128;  // columns of op(B) a scale covers: 128 or 1
   bool any() const { return a != nullptr || b != nullptr; }
 };
 
@@ -281,6 +291,7 @@ struct KernelInfo {
   int max_m = 0;             // 0: any m; else the most rows of C it takes (the small-m kernels)
   bool auto_dispatch = true; // whether auto-dispatch and `tessel tune` consider it (else: by name only)
   bool fp8_block_scales = false;  // takes GemmArgs::block_scales (FP8 tiles 128 or 256 columns wide)
+  bool fp8_column_scales = false;  // and B's scales per column (b_block_n = 1; FP8 tiles 128 wide)
   bool batched = false;      // runs a strided batch (GemmArgs::batch) in one launch; the others
                              // run one launch per GEMM of the batch
   bool grouped = false;      // takes a grouped GEMM (GemmArgs::group_offsets, group_counts or problems)

@@ -127,17 +127,21 @@ tessel::GemmArgs make_args(const Matrix& a, const Matrix& b, const Matrix& out, 
                               .c_str());
   }
   Stored sa = stored(a, "a", prefer[0]), sb = stored(b, "b", prefer[1]), sc = stored(out, "out", prefer[2]);
-  if (sa.dtype != sb.dtype) throw nb::type_error("a and b must have the same dtype");
+  if (sa.dtype != sb.dtype && !(tessel::is_fp8(sa.dtype) && tessel::is_fp8(sb.dtype))) {
+    throw nb::type_error("a and b must have the same dtype (or each an FP8 one)");
+  }
   const std::optional<tessel::Precision> p = tessel::parse_precision(precision);
   if (!p) throw nb::value_error(("precision '" + precision + "' is not one of " + tessel::supported_precision_names()).c_str());
-  if (p->ab != sa.dtype || p->c != sc.dtype) {
-    throw nb::type_error(("precision " + precision + " takes A/B " + tessel::to_string(p->ab) + " and C " +
-                          tessel::to_string(p->c) + ", not " + tessel::to_string(sa.dtype) + " and " +
+  if (p->ab != sa.dtype || p->b_type() != sb.dtype || p->c != sc.dtype) {
+    throw nb::type_error(("precision " + precision + " takes A " + tessel::to_string(p->ab) + ", B " +
+                          tessel::to_string(p->b_type()) + " and C " + tessel::to_string(p->c) + ", not " +
+                          tessel::to_string(sa.dtype) + ", " + tessel::to_string(sb.dtype) + " and " +
                           tessel::to_string(sc.dtype))
                              .c_str());
   }
   tessel::GemmArgs g;
   g.precision = *p, g.alpha = alpha, g.beta = beta, g.k = k;
+  if (sc.transposed && sa.dtype != sb.dtype) g.precision.ab = sb.dtype, g.precision.b = sa.dtype;  // b^T a^T
   if (!sc.transposed) {
     g.m = m, g.n = n;
     g.A = sa.data, g.lda = sa.ld, g.opA = sa.transposed ? tessel::Op::T : tessel::Op::N;
@@ -264,7 +268,7 @@ NB_MODULE(_tessel, m) {
          const std::string& precision, const std::string& kernel, uintptr_t stream,
          std::optional<nb::callable> allocate, uintptr_t bias, const std::string& activation, uintptr_t pre,
          uintptr_t scale_a, uintptr_t scale_b, std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_a,
-         std::optional<std::tuple<uintptr_t, int64_t, int64_t>> block_b,
+         std::optional<std::tuple<uintptr_t, int64_t, int64_t, int64_t>> block_b,
          std::optional<std::tuple<int64_t, int64_t, int64_t, int64_t>> batch, uintptr_t group_offsets,
          uintptr_t group_counts, int64_t expected_group_rows) {
         const Matrix c = matrix(out, "out");
@@ -285,10 +289,11 @@ NB_MODULE(_tessel, m) {
         }
         if (block_a || block_b) {
           if (!block_a || !block_b) throw nb::value_error("block scales need both block_a and block_b");
-          if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's, 128x128 B's)");
+          if (swapped) throw nb::value_error("block scales need a row-major out (1x128 blocks are A's)");
           const auto& [pa, sam, sak] = *block_a;
-          const auto& [pb, sbn, sbk] = *block_b;
-          g.block_scales = {reinterpret_cast<const float*>(pa), sam, sak, reinterpret_cast<const float*>(pb), sbn, sbk};
+          const auto& [pb, sbn, sbk, columns] = *block_b;
+          g.block_scales = {reinterpret_cast<const float*>(pa), sam, sak, reinterpret_cast<const float*>(pb), sbn, sbk,
+                            columns};
         }
         g.epilogue.activation = parse_activation(activation);
         g.epilogue.bias = reinterpret_cast<const void*>(bias);
@@ -309,7 +314,8 @@ NB_MODULE(_tessel, m) {
       "gelu_tanh or silu; both applied in FP32 before the one rounding to out's dtype; pre: a pointer to an "
       "array with out's shape, dtype and strides that receives the activation's input (0: none); scale_a, "
       "scale_b: pointers to FP8 per-tensor scales, one float32 each (0: none); block_a, block_b: FP8 block "
-      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32 (tessel::Fp8BlockScales); "
+      "scales as (pointer, stride along m or n blocks, stride along k blocks), float32, block_b with the columns "
+      "each scale covers last, 128 or 1 (tessel::Fp8BlockScales); "
       "batch: (count, stride of a, of b, of out) in elements, a strided batch whose first matrices a, b and out "
       "describe (tessel::GemmArgs::batch; stride 0 shares an operand); group_offsets: a pointer to batch + 1 "
       "int64 row offsets of a grouped GEMM (tessel::GemmArgs::group_offsets; 0: none); group_counts: a pointer to "

@@ -37,16 +37,17 @@ def _framework(x) -> str:
     return "torch" if module.startswith("torch") else "cupy" if module.startswith("cupy") else "other"
 
 
-def _precision(a, out, precision):
+def _precision(a, out, precision, b=None):
     if precision is not None:
         return precision
     ab, c = _dtype_name(a), _dtype_name(out)
+    bt = ab if b is None else _dtype_name(b)
+    if ab in _FP8 and bt in _FP8 and c in ("bf16", "f16", "f32"):
+        return f"{ab}:{c}" if bt == ab else f"{ab}x{bt}:{c}"
     if ab == c:
         return ab
     if c == "f32" and ab in ("f16", "bf16"):
         return f"{ab}:f32"
-    if ab in _FP8 and c in ("bf16", "f16", "f32"):
-        return f"{ab}:{c}"
     raise TypeError(f"no precision takes {ab} inputs and a {c} output")
 
 
@@ -125,7 +126,8 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
     tensors on the GPU (read there, so they may change without a sync): the product is
     multiplied by both. Or ``block_scales=(sa, sb)``, DeepSeek-V3's block scales: ``sa`` of
     shape (m, ceil(k / 128)), one per row of ``a`` and 128 of k, ``sb`` of shape
-    (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n); float32
+    (ceil(n / 128), ceil(k / 128)), one per 128 x 128 block of ``b`` (k by n), or of shape
+    (n, ceil(k / 128)), one per column of ``b`` and 128 of k (the weight-gradient form); float32
     torch tensors on the GPU in any strides (a row-major ``out`` only). Torch tensors may be
     batches, as in ``torch.bmm``: ``a`` (batch, m, k) and ``b`` (batch, k, n), or one of them
     2-D (shared by the batch; an expanded tensor, stride 0, is shared too), ``out`` (batch, m,
@@ -145,7 +147,7 @@ def matmul(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precision: 
         if beta != 0.0:
             raise ValueError("beta != 0 reads out: pass out=")
         out = _empty(a, (a.shape[0], b.shape[1]), _out_dtype(a, out_dtype))
-    p = _precision(a, out, precision)
+    p = _precision(a, out, precision, b)
     # Scratch memory under graph capture from the framework's allocator (other frameworks:
     # tessel's own buffers, which a CUDA graph cannot capture).
     framework = _framework(a)
@@ -191,7 +193,7 @@ def _batched(a, b, out, alpha, beta, precision, kernel, stream, out_dtype, scale
         raise ValueError(f"a, b and out must be on one GPU (they are on {device}, {b.device}, {out.device})")
     if batch == 0:
         return out
-    p = _precision(a0, out[0], precision)
+    p = _precision(a0, out[0], precision, b0)
     allocate = lambda nbytes: _empty(a0, (nbytes,), __import__("torch").uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a0), _describe(b0), _describe(out[0]), device.index, float(alpha), float(beta),
                            p, kernel or "auto", _stream(a0, stream), allocate,
@@ -234,7 +236,7 @@ def matmul_list(a, b, *, out=None, alpha: float = 1.0, beta: float = 0.0, precis
                 raise ValueError(f"{name}[{i}] is not a torch tensor on {device}: the arrays must be on one CUDA GPU")
             if t.ndim != 2:
                 raise ValueError(f"{name}[{i}] must be 2-D, not {t.ndim}-D")
-    p = _precision(a[0], out[0], precision)
+    p = _precision(a[0], out[0], precision, b[0])
     problems = torch.empty(9 * len(a), dtype=torch.int64, device=device)  # GemmProblem: nine 8-byte fields
     raw = _stream(a[0], stream)
     if stream is not None:  # read there: not reused before that stream is past the call
@@ -274,7 +276,7 @@ def grouped_matmul(a, b, offsets, *, out=None, precision: str | None = None, ker
         return out
     allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a), _describe(b[0]), _describe(out), a.device.index, 1.0, 0.0,
-                           _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           _precision(a, out, precision, b), kernel or "auto", _stream(a, stream), allocate,
                            batch=(groups, 0, b.stride(0), 0), group_offsets=offsets.data_ptr())
     return out
 
@@ -316,7 +318,7 @@ def masked_matmul(a, b, counts, *, out=None, expected_rows: int = 0, precision: 
                              f"{name}.stride(1)), so that its rows are rows of one matrix")
     allocate = lambda nbytes: _empty(a, (nbytes,), torch.uint8)  # noqa: E731
     _tessel.gemm_described(_describe(a.flatten(0, 1)), _describe(b[0]), _describe(out.flatten(0, 1)), a.device.index,
-                           1.0, 0.0, _precision(a, out, precision), kernel or "auto", _stream(a, stream), allocate,
+                           1.0, 0.0, _precision(a, out, precision, b), kernel or "auto", _stream(a, stream), allocate,
                            batch=(groups, 0, b.stride(0), 0), group_counts=counts.data_ptr(),
                            expected_group_rows=expected_rows)
     return out
@@ -331,12 +333,15 @@ def _block_scales(block_scales, a, b):
     sa, sb = block_scales
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     kb = (k + 127) // 128
+    # b's scales per 128 x 128 block, or per column (1 x 128 blocks: the weight-gradient form)
+    columns = 1 if isinstance(sb, torch.Tensor) and tuple(sb.shape) == (n, kb) else 128
     for t, name, shape in ((sa, "block_scales[0]", (m, kb)), (sb, "block_scales[1]", ((n + 127) // 128, kb))):
         if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.device != a.device:
             raise TypeError(f"{name} must be a float32 torch tensor on {a.device}")
-        if tuple(t.shape) != shape:
-            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}")
-    return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1)))
+        if tuple(t.shape) != shape and not (t is sb and columns == 1):
+            alternative = f" or {(n, kb)}" if t is sb else ""
+            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}{alternative}")
+    return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1), columns))
 
 
 def _torch_gemm(a, b, out, alpha, beta, precision, kernel, stream, bias=None, activation=None, pre=None,
@@ -391,7 +396,8 @@ def linear(x, w, bias=None, *, activation: str | None = None, precision: str | N
         pre = _empty(rows, out.shape, out.dtype) if return_pre else None
         if bias is not None:
             bias = bias.to(out.dtype).contiguous()
-        _torch_gemm(rows, w.T, out, 1.0, 0.0, _precision(rows, out, precision), kernel, stream, bias, activation, pre)
+        p = _precision(rows, out, precision, w)
+        _torch_gemm(rows, w.T, out, 1.0, 0.0, p, kernel, stream, bias, activation, pre)
         shape = (*lead, w.shape[0])
         return (out.reshape(shape), pre.reshape(shape)) if return_pre else out.reshape(shape)
     if activation is not None or return_pre:
@@ -411,7 +417,7 @@ def select_kernel(a, b, out=None, *, precision: str | None = None) -> str:
     """The kernel auto-dispatch would run for ``a @ b`` into ``out``."""
     if out is None:
         out = _empty(a, (a.shape[0], b.shape[1]), a.dtype)
-    return _tessel.select_kernel(a, b, out, _precision(a, out, precision))
+    return _tessel.select_kernel(a, b, out, _precision(a, out, precision, b))
 
 
 def precisions():

@@ -157,15 +157,18 @@ def test_linear_act_trains_like_torch(activation):
         assert rel_err(got, want) < 1e-4
 
 
-@pytest.mark.parametrize("dtype", [torch.float8_e4m3fn, torch.float8_e5m2])
+E4M3, E5M2 = torch.float8_e4m3fn, torch.float8_e5m2
+
+
+@pytest.mark.parametrize("dtype_a,dtype_b", [(E4M3, E4M3), (E5M2, E5M2), (E4M3, E5M2), (E5M2, E4M3)])
 @pytest.mark.parametrize("ta,tb", [(False, False), (False, True), (True, False), (True, True)])
 @pytest.mark.parametrize("out_dtype,tol", [(None, 1e-2), (torch.float16, 2e-3), (torch.float32, 1e-3)])
-def test_fp8_with_scales_matches_float64(dtype, ta, tb, out_dtype, tol):
+def test_fp8_with_scales_matches_float64(dtype_a, dtype_b, ta, tb, out_dtype, tol):
     if torch.cuda.get_device_capability() != (9, 0):
         pytest.skip("FP8 runs on Hopper (sm_90a)")
     m, n, k = 300, 257, 1040
-    a = operand(m, k, torch.float32, ta, 11).to(dtype)
-    b = operand(k, n, torch.float32, tb, 12).to(dtype)
+    a = operand(m, k, torch.float32, ta, 11).to(dtype_a)
+    b = operand(k, n, torch.float32, tb, 12).to(dtype_b)
     scale_a = torch.tensor([0.75], device="cuda")
     scale_b = torch.tensor([1.5], device="cuda")
     got = tessel.matmul(a, b, scale_a=scale_a, scale_b=scale_b, out_dtype=out_dtype)
@@ -198,6 +201,13 @@ def test_fp8_block_scales_match_float64(ta, tb, scale_layout):
     assert rel_err(got, a_scaled @ b_scaled) < 1e-3
     with pytest.raises(ValueError, match="block_scales\\[1\\] has shape"):
         tessel.matmul(a, b, block_scales=(sa, sb[:, :1]))
+    # b's scales per column and 128 of k (1 x 128 blocks on both operands: weight gradients)
+    sc = torch.rand(n, kb, device="cuda", generator=g) + 0.5
+    if scale_layout == "column":
+        sc = sc.T.contiguous().T
+    got = tessel.matmul(a, b, block_scales=(sa, sc), out_dtype=torch.float32)
+    b_scaled = b.double() * sc.double().repeat_interleave(128, dim=1)[:, :k].T
+    assert rel_err(got, a_scaled @ b_scaled) < 1e-3
 
 
 def batch_operand(count, rows, cols, dtype, transposed, seed):

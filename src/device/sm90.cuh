@@ -345,36 +345,44 @@ __device__ __forceinline__ void fence_acc(float (&d)[N]) {
 #define TESSEL_R96 \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-#define TESSEL_WGMMA(TYPE, SHAPE, REGS, TAIL, ...)                                                          \
-  asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPE "." TYPE " {" REGS "}, " TAIL ";"       \
+#define TESSEL_WGMMA(TYPES, SHAPE, REGS, TAIL, ...)                                                         \
+  asm volatile("wgmma.mma_async.sync.aligned." SHAPE ".f32." TYPES " {" REGS "}, " TAIL ";"               \
                : __VA_ARGS__                                                                               \
                : "l"(a), "l"(b), "n"(int(TransA)), "n"(int(TransB)), "n"(int(Accumulate)))
 // SHAPE: "m64nN"; DESCS: the descriptor operands, scale-d and the input
 // scales; TRANS: the transpose operands (16-bit types only).
-#define TESSEL_WGMMA_TYPED(SHAPE, REGS, DESCS, TRANS, ...)               \
-  if constexpr (kTf32) {                                                  \
-    TESSEL_WGMMA("tf32", SHAPE "k8", REGS, DESCS, __VA_ARGS__);           \
-  } else if constexpr (kE4M3) {                                           \
-    TESSEL_WGMMA("e4m3", SHAPE "k32", REGS, DESCS, __VA_ARGS__);          \
-  } else if constexpr (kE5M2) {                                           \
-    TESSEL_WGMMA("e5m2", SHAPE "k32", REGS, DESCS, __VA_ARGS__);          \
-  } else if constexpr (kF16) {                                            \
-    TESSEL_WGMMA("f16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__); \
-  } else {                                                                \
-    TESSEL_WGMMA("bf16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__); \
+#define TESSEL_WGMMA_TYPED(SHAPE, REGS, DESCS, TRANS, ...)                         \
+  if constexpr (kTf32) {                                                            \
+    TESSEL_WGMMA("tf32.tf32", SHAPE "k8", REGS, DESCS, __VA_ARGS__);                \
+  } else if constexpr (kE4M3 && kBE4M3) {                                           \
+    TESSEL_WGMMA("e4m3.e4m3", SHAPE "k32", REGS, DESCS, __VA_ARGS__);               \
+  } else if constexpr (kE4M3) {                                                     \
+    TESSEL_WGMMA("e4m3.e5m2", SHAPE "k32", REGS, DESCS, __VA_ARGS__);               \
+  } else if constexpr (kE5M2 && kBE4M3) {                                           \
+    TESSEL_WGMMA("e5m2.e4m3", SHAPE "k32", REGS, DESCS, __VA_ARGS__);               \
+  } else if constexpr (kE5M2) {                                                     \
+    TESSEL_WGMMA("e5m2.e5m2", SHAPE "k32", REGS, DESCS, __VA_ARGS__);               \
+  } else if constexpr (kF16) {                                                      \
+    TESSEL_WGMMA("f16.f16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__);      \
+  } else {                                                                          \
+    TESSEL_WGMMA("bf16.bf16", SHAPE "k16", REGS, DESCS ", " TRANS, __VA_ARGS__);    \
   }
 
 // d (64 x N, FP32, this thread's N / 2 values) += A (64 x K) * B (K x N),
 // both from shared memory (Accumulate false: d = A * B); K = 16 for f16 /
-// bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8; N = 64,
-// 128, 192 or 256, and 16 for narrow swapped tiles. TransA / TransB: the operand is MN-major
-// (16-bit types only). Thread t of the warpgroup holds d[i] at row
+// bf16, 8 for tf32 (T = float: FP32 data read as tf32), 32 for FP8 (T an InputPair for A and B
+// of different FP8 types); N = 64, 128, 192 or 256, and 16 for narrow swapped tiles. TransA /
+// TransB: the operand is MN-major (16-bit types only). Thread t of the warpgroup holds d[i] at row
 // 16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2), column 8 (i / 4) + 2 (t % 4) + i % 2.
 template <class T, int N, bool TransA, bool TransB, bool Accumulate = true>
 __device__ __forceinline__ void wgmma_64xN(float (&d)[N / 2], uint64_t a, uint64_t b) {
   constexpr bool kF16 = std::is_same_v<T, __half>, kTf32 = std::is_same_v<T, float>;
-  constexpr bool kE4M3 = std::is_same_v<T, __nv_fp8_e4m3>, kE5M2 = std::is_same_v<T, __nv_fp8_e5m2>;
+  using TA = a_type_t<T>;
+  using TB = b_type_t<T>;
+  constexpr bool kE4M3 = std::is_same_v<TA, __nv_fp8_e4m3>, kE5M2 = std::is_same_v<TA, __nv_fp8_e5m2>;
+  constexpr bool kBE4M3 = std::is_same_v<TB, __nv_fp8_e4m3>;
   static_assert(kF16 || kTf32 || kE4M3 || kE5M2 || std::is_same_v<T, __nv_bfloat16>, "f16, bf16, tf32, e4m3 or e5m2");
+  static_assert(!(kE4M3 || kE5M2) || kBE4M3 || std::is_same_v<TB, __nv_fp8_e5m2>, "FP8 with FP8");
   static_assert(N == 16 || N == 64 || N == 128 || N == 192 || N == 256, "m64n{16,64,128,192,256}");
   static_assert(sizeof(T) == 2 || (!TransA && !TransB), "tf32 and FP8 operands are K-major");
   if constexpr (N == 16) {

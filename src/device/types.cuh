@@ -8,6 +8,8 @@
 #include <cuda_fp8.h>
 #include <tessel/tessel.hpp>
 
+#include <type_traits>
+
 namespace tessel::device {
 
 __device__ __forceinline__ float to_float(float x) { return x; }
@@ -41,6 +43,28 @@ template <>
 struct CudaType<DType::kE4M3> { using type = __nv_fp8_e4m3; };
 template <>
 struct CudaType<DType::kE5M2> { using type = __nv_fp8_e5m2; };
+
+// A kernel's input type where A and B differ (FP8: one of each format): one
+// byte, as either is; A and B name the two types.
+template <class TA, class TB>
+struct InputPair {
+  unsigned char x;
+  using A = TA;
+  using B = TB;
+};
+// The element types of A and B of a kernel's input type T (T itself unless an InputPair).
+template <class T>
+struct InputTypes { using A = T; using B = T; };
+template <class TA, class TB>
+struct InputTypes<InputPair<TA, TB>> { using A = TA; using B = TB; };
+template <class T>
+using a_type_t = typename InputTypes<T>::A;
+template <class T>
+using b_type_t = typename InputTypes<T>::B;
+// The input type of a kernel for A of type DA and B of type DB.
+template <DType DA, DType DB = DA>
+using input_t = std::conditional_t<DA == DB, typename CudaType<DA>::type,
+                                   InputPair<typename CudaType<DA>::type, typename CudaType<DB>::type>>;
 
 // Calls f(T{}) with T the CUDA type of dtype, one of C's types (f32, f16,
 // bf16): one instantiation per type.

@@ -192,7 +192,9 @@ Status validate_batch(const GemmArgs& a) {
 
 Status validate(const GemmArgs& a) {
   if (!supported(a.precision)) {
-    return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + ", C " + to_string(a.precision.c) +
+    const DType bt = a.precision.b_type();
+    const std::string b = bt != a.precision.ab ? std::string(", B ") + to_string(bt) : "";
+    return invalid("precision (A/B " + std::string(to_string(a.precision.ab)) + b + ", C " + to_string(a.precision.c) +
                    ", compute " + (a.precision.compute == Compute::kTF32 ? "tf32" : "f32") +
                    ") is not a supported combination: " + supported_precision_names());
   }
@@ -232,7 +234,7 @@ Status validate(const GemmArgs& a) {
   };
   if (reads_ab) {
     if (Status s = element_aligned("A", a.A, a.precision.ab); !s.ok()) return s;
-    if (Status s = element_aligned("B", a.B, a.precision.ab); !s.ok()) return s;
+    if (Status s = element_aligned("B", a.B, a.precision.b_type()); !s.ok()) return s;
   }
   if (writes_c && !arrays) {
     if (Status s = element_aligned("C", a.C, a.precision.c); !s.ok()) return s;
@@ -253,6 +255,10 @@ Status validate(const GemmArgs& a) {
                      ": block scales are for FP8 inputs (e4m3, e5m2)");
     }
     if (bs.a == nullptr || bs.b == nullptr) return invalid("block_scales needs both a and b (one is null)");
+    if (bs.b_block_n != 128 && bs.b_block_n != 1) {
+      return invalid("block_scales.b_block_n = " + to_string(bs.b_block_n) +
+                     ": B's scales cover 128 columns (128 x 128 blocks) or 1 (1 x 128 blocks)");
+    }
     if (a.scale_a != nullptr || a.scale_b != nullptr) {
       return invalid("block_scales and scale_a / scale_b are exclusive: fold a per-tensor scale into alpha");
     }
@@ -267,11 +273,14 @@ Status validate(const GemmArgs& a) {
     auto fits = [&](int64_t stride, int64_t extra) {
       return extra <= limit && stride <= (limit - extra) / std::max<int64_t>(blocks, 1);
     };
-    if (!fits(bs.a_stride_k, 0) || !fits(bs.b_stride_k, bs.b_stride_n)) {
+    // Per column, a thread reaches 255 columns past a tile's first.
+    const int64_t columns = bs.b_block_n == 1 ? 255 : 1;
+    if (!fits(bs.a_stride_k, 0) || bs.b_stride_n > limit / columns || !fits(bs.b_stride_k, columns * bs.b_stride_n)) {
       return invalid("block_scales.a_stride_k / b_stride_k / b_stride_n = " + to_string(bs.a_stride_k) + " / " +
                      to_string(bs.b_stride_k) + " / " + to_string(bs.b_stride_n) +
                      ": the kernels step through the scales of a row (a block of columns) in 32-bit offsets, and "
-                     "(ceil(k / 128) - 1) * stride (+ b_stride_n) must be below 2^31");
+                     "(ceil(k / 128) - 1) * stride (+ b_stride_n, or 255 b_stride_n with b_block_n = 1) must be "
+                     "below 2^31");
     }
     if (reads_ab) {
       if (Status s = element_aligned("block_scales.a", bs.a, DType::kF32); !s.ok()) return s;
@@ -396,7 +405,7 @@ std::string cc_string(int cc) { return to_string(cc / 10) + "." + to_string(cc %
 // call, and most of them refuse (another precision).
 enum Misfit { kNone = -1, kPrecision = -2, kArchitecture = -3, kTmaStride = -4, kTmaExtent = -5, kNoRoom = -6,
               kRows = -7, kBlockScales = -8, kGrouped = -9, kPointerArray = -10, kPointerArrayOps = -11,
-              kAlignment = 0 };
+              kColumnScales = -12, kAlignment = 0 };
 
 // The Hopper kernels address A, B and C through TMA tensor maps: 32-bit
 // coordinates, row strides below 2^40 bytes.
@@ -433,6 +442,7 @@ int misfit(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign = {}
   if (!info.runs_on(cc)) return kArchitecture;
   if (info.max_m > 0 && a.m > info.max_m) return kRows;
   if (a.block_scales.any() && !info.fp8_block_scales) return kBlockScales;
+  if (a.block_scales.any() && a.block_scales.b_block_n == 1 && !info.fp8_column_scales) return kColumnScales;
   if ((impl::grouped(a) || impl::problems(a)) && !info.grouped) return kGrouped;
   if (impl::pointer_array(a) && !info.pointer_array) return kPointerArray;
   // Layout and alignment matter only when the kernel itself runs.
@@ -500,6 +510,11 @@ Status can_run(const KernelEntry& e, const GemmArgs& a, int cc, Realign realign 
   if (why == kBlockScales) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
                                            "' takes no FP8 block scales (the FP8 kernels with tiles 128 or 256 wide do)"};
+  }
+  if (why == kColumnScales) {
+    return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +
+                                           "' takes no FP8 scales per column of B (b_block_n = 1; the FP8 kernels "
+                                           "with tiles 128 wide do)"};
   }
   if (why == kGrouped) {
     return {StatusCode::kNotSupported, "tessel: kernel '" + info.name +

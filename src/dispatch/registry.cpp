@@ -78,10 +78,15 @@ KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   return e;
 }
 
-// The precisions a tensor-core kernel for inputs `ab` takes: C in the input type or FP32 (tf32: FP32).
-std::vector<Precision> tensor_precisions(DType ab) {
+// The precisions a tensor-core kernel for inputs `ab` (B `b`) takes: C in the input type or FP32 (tf32: FP32;
+// FP8: bf16, f16 or FP32).
+std::vector<Precision> tensor_precisions(DType ab, DType b = DType::kF32) {
   if (ab == DType::kF32) return {{DType::kF32, DType::kF32, Compute::kTF32}};
-  if (is_fp8(ab)) return {{ab, DType::kBF16, Compute::kF32}, {ab, DType::kF16, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
+  if (is_fp8(ab)) {
+    const std::optional<DType> other = is_fp8(b) && b != ab ? std::optional<DType>(b) : std::nullopt;
+    return {{ab, DType::kBF16, Compute::kF32, other}, {ab, DType::kF16, Compute::kF32, other},
+            {ab, DType::kF32, Compute::kF32, other}};
+  }
   return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
 }
 
@@ -127,6 +132,7 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
   if (ab == DType::kF32 || is_fp8(ab)) e.copies = Copies::kKMajor;
   if (is_fp8(ab)) e.k_slice = 2 * impl::kSliceK;  // split-k parts of whole 128-deep FP8 slices
   e.info.fp8_block_scales = is_fp8(ab) && impl::kFp8BlockScales<Cfg>;
+  e.info.fp8_column_scales = is_fp8(ab) && impl::kFp8ColumnScales<Cfg>;
   e.info.split_k = step == 14 || step == 17;  // where the plan says (plan.cpp, plan_persistent_split)
   // The cluster kernel walks matrices and groups, and a pointer-array batch's maps.
   e.info.batched = e.info.grouped = e.info.pointer_array = step == 14 || step == 17;
@@ -137,9 +143,12 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
 // The cluster kernel (steps 14, 17) and the stream-K kernel (step 15) on
 // configuration Cfg for inputs AB; with 16-bit inputs both apply the epilogue
 // to their accumulators (device::kFusesEpilogue).
-template <class Cfg, DType AB>
+// BB: B's type where it is not AB's (FP8).
+template <class Cfg, DType AB, DType BB = AB>
 KernelEntry cluster(const char* name, int step, const char* summary) {
-  KernelEntry e = hopper<impl::launch_cluster<Cfg, AB>, Cfg, impl::resident_cluster<Cfg, AB>>(name, step, AB, summary);
+  KernelEntry e = hopper<impl::launch_cluster<Cfg, AB, BB>, Cfg, impl::resident_cluster<Cfg, AB, BB>>(name, step, AB,
+                                                                                                      summary);
+  e.info.precisions = tensor_precisions(AB, BB);
   e.fused_epilogue = AB == DType::kF16 || AB == DType::kBF16;
   return e;
 }
@@ -362,6 +371,18 @@ const std::vector<KernelEntry>& registry() {
       cluster<Cluster128x256, DType::kE4M3>("wgmma_cluster_e4m3_128x256", 17,
                                             "step 17, 128x256 tiles, each slice promoted in two pieces of 128 columns"),
       cluster<Fp8Cluster128x128, DType::kE5M2>("wgmma_cluster_e5m2_128x128", 17, "step 17 for e5m2 inputs"),
+      cluster<Fp8Cluster128x128, DType::kE4M3, DType::kE5M2>("wgmma_cluster_e4m3xe5m2_128x128", 17,
+                                                             "step 17 for A e4m3, B e5m2 (wgmma of mixed types)"),
+      cluster<Cluster128x192, DType::kE4M3, DType::kE5M2>("wgmma_cluster_e4m3xe5m2_128x192", 17,
+                                                          "wgmma_cluster_e4m3_128x192 for A e4m3, B e5m2"),
+      cluster<Cluster128x256, DType::kE4M3, DType::kE5M2>("wgmma_cluster_e4m3xe5m2_128x256", 17,
+                                                          "wgmma_cluster_e4m3_128x256 for A e4m3, B e5m2"),
+      cluster<Fp8Cluster128x128, DType::kE5M2, DType::kE4M3>("wgmma_cluster_e5m2xe4m3_128x128", 17,
+                                                             "step 17 for A e5m2, B e4m3"),
+      cluster<Cluster128x192, DType::kE5M2, DType::kE4M3>("wgmma_cluster_e5m2xe4m3_128x192", 17,
+                                                          "wgmma_cluster_e4m3_128x192 for A e5m2, B e4m3"),
+      cluster<Cluster128x256, DType::kE5M2, DType::kE4M3>("wgmma_cluster_e5m2xe4m3_128x256", 17,
+                                                          "wgmma_cluster_e4m3_128x256 for A e5m2, B e4m3"),
       shallow_k("shallow_64x128_any",
                 "shallow k (an outer product): A and B staged as FP32, two blocks an SM walking 64x128 tiles "
                 "(32x256 for 16-bit C), each lane storing 16 bytes of a row; bound by C's writes"),

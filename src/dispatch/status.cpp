@@ -49,7 +49,13 @@ const std::vector<Precision>& supported_precisions() {
       {DType::kBF16, DType::kBF16, Compute::kF32}, {DType::kBF16, DType::kF32, Compute::kF32},
       {DType::kE4M3, DType::kBF16, Compute::kF32}, {DType::kE4M3, DType::kF16, Compute::kF32},
       {DType::kE4M3, DType::kF32, Compute::kF32},  {DType::kE5M2, DType::kBF16, Compute::kF32},
-      {DType::kE5M2, DType::kF16, Compute::kF32},  {DType::kE5M2, DType::kF32, Compute::kF32}};
+      {DType::kE5M2, DType::kF16, Compute::kF32},  {DType::kE5M2, DType::kF32, Compute::kF32},
+      {DType::kE4M3, DType::kBF16, Compute::kF32, DType::kE5M2},
+      {DType::kE4M3, DType::kF16, Compute::kF32, DType::kE5M2},
+      {DType::kE4M3, DType::kF32, Compute::kF32, DType::kE5M2},
+      {DType::kE5M2, DType::kBF16, Compute::kF32, DType::kE4M3},
+      {DType::kE5M2, DType::kF16, Compute::kF32, DType::kE4M3},
+      {DType::kE5M2, DType::kF32, Compute::kF32, DType::kE4M3}};
   return all;
 }
 
@@ -67,6 +73,7 @@ std::string supported_precision_names() {
 std::string to_string(const Precision& p) {
   if (p.compute == Compute::kTF32) return p.ab == DType::kF32 && p.c == DType::kF32 ? "tf32" : "unsupported";
   std::string s = to_string(p.ab);
+  if (p.b_type() != p.ab) s += std::string("x") + to_string(p.b_type());
   if (p.c != p.ab) s += std::string(":") + to_string(p.c);
   return s;
 }

@@ -20,9 +20,9 @@ namespace tessel {
 namespace {
 
 // A call's sizes, ops, alignment class and precision (its types and compute mode).
-using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool, int, int, int>;
+using Key = std::tuple<int64_t, int64_t, int64_t, int, int, bool, int, int, int, int>;
 Key key_of(int64_t m, int64_t n, int64_t k, Op a, Op b, bool aligned, const Precision& p) {
-  return {m, n, k, int(a), int(b), aligned, int(p.ab), int(p.c), int(p.compute)};
+  return {m, n, k, int(a), int(b), aligned, int(p.ab), int(p.b_type()), int(p.c), int(p.compute)};
 }
 
 std::mutex g_mutex;

@@ -151,7 +151,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       GemmArgs a = to_gemm(layout);
       a.precision = o.precision;
       a.allow_atomics = o.allow_atomics;
-      const DType ab = o.precision.ab, ct = o.precision.c;
+      const DType ab = o.precision.ab, bt = o.precision.b_type(), ct = o.precision.c;
       // Operands made on the GPU (host-made ones took seconds a row at the suites' sizes); a batch's
       // matrices one after another.
       const int64_t batch = grouped ? 1 : o.batch;
@@ -165,10 +165,10 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const size_t count_a = size_t(stored_rows_a(layout) * a.lda * batch),
                    count_b = size_t(stored_rows_b(layout) * a.ldb * (o.share_b ? 1 : a.batch)),
                    count_c = size_t(stored.m * a.ldc * batch);
-      DeviceBuffer<uint8_t> dA(count_a * size_of(ab)), dB(count_b * size_of(ab)), dC0(count_c * size_of(ct)),
+      DeviceBuffer<uint8_t> dA(count_a * size_of(ab)), dB(count_b * size_of(bt)), dC0(count_c * size_of(ct)),
           dC(dC0.size()), dRef(dC0.size());
       fill_device(dA.get(), ab, count_a, o.seed);
-      fill_device(dB.get(), ab, count_b, o.seed + 1);
+      fill_device(dB.get(), bt, count_b, o.seed + 1);
       fill_device(dC0.get(), ct, count_c, o.seed + 2);
       dRef.copy_from(dC0);
       a.A = dA.get(), a.B = dB.get();
@@ -218,9 +218,9 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const DeviceBuffer<float> dScales(scale_values);
       // Or block scales, powers of two (the widened reference then holds the scaled values exactly):
       // A's m x ceil(k / 128) (k contiguous: each thread's next slices share a line), B's ceil(n / 128) x
-      // ceil(k / 128).
+      // ceil(k / 128), or n x ceil(k / 128) with a scale per column (b_block_n = 1).
       const bool blocks = is_fp8(ab) && o.block_scales;
-      const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + 127) / 128;
+      const int64_t kb = (shape.k + 127) / 128, nb = (shape.n + o.b_block_n - 1) / o.b_block_n;
       auto powers_of_two = [&](int64_t count, uint64_t seed) {
         std::vector<float> v(size_t(blocks ? std::max<int64_t>(count, 1) : 0));
         fill_random(v, seed);
@@ -230,7 +230,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
       const DeviceBuffer<float> dBlockA = powers_of_two(shape.m * kb, o.seed + 9);
       const DeviceBuffer<float> dBlockB = powers_of_two(nb * kb, o.seed + 10);
       if (blocks) {
-        a.block_scales = {dBlockA.get(), kb, 1, dBlockB.get(), kb, 1};
+        a.block_scales = {dBlockA.get(), kb, 1, dBlockB.get(), kb, 1, o.b_block_n};
       } else if (is_fp8(ab)) {
         a.scale_a = dScales.get(), a.scale_b = dScales.get() + 4;
       }
@@ -261,13 +261,13 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
         // which reads op pair N, T only: for the others, on K-major operands of the same shape. (e5m2 x e5m2,
         // which cuBLASLt does not multiply: cuBLAS's 16-bit GEMM on the operands widened once.)
         reference();
-        if (CublasLt::multiplies(ab)) {
+        if (CublasLt::multiplies(o.precision)) {
           GemmArgs lt = ref;
           lt.C = dC.get();
           if (ops != OpPair{Op::N, Op::T}) {
             lt.opA = Op::N, lt.opB = Op::T, lt.lda = lt.ldb = shape.k;
             ltA = DeviceBuffer<uint8_t>(size_t(shape.m * shape.k)), ltB = DeviceBuffer<uint8_t>(size_t(shape.n * shape.k));
-            fill_device(ltA.get(), ab, ltA.size(), o.seed + 7), fill_device(ltB.get(), ab, ltB.size(), o.seed + 8);
+            fill_device(ltA.get(), ab, ltA.size(), o.seed + 7), fill_device(ltB.get(), bt, ltB.size(), o.seed + 8);
             lt.A = ltA.get(), lt.B = ltB.get();
           }
           fused = std::make_unique<CublasLt>(lt);
@@ -392,7 +392,7 @@ std::vector<BenchRow> run_bench(Cublas& cublas, const BenchOptions& o, const Pro
 std::vector<BenchRow> run_problems_bench(const BenchOptions& o, const std::function<void(const BenchRow&)>& on_row) {
   const GpuInfo gpu = query_gpu();
   DeviceBuffer<char> flush(std::max<size_t>(2 * gpu.l2_bytes, size_t(64) << 20));
-  const DType ab = o.precision.ab, ct = o.precision.c;
+  const DType ab = o.precision.ab, bt = o.precision.b_type(), ct = o.precision.c;
   std::vector<BenchRow> rows;
   for (const OpPair& ops : o.ops) {
     // Each shape one problem with its own A, B, C (leading dimensions in 16-byte units), C's start in C0.
@@ -410,11 +410,11 @@ std::vector<BenchRow> run_problems_bench(const BenchOptions& o, const std::funct
       one.precision = o.precision;
       const size_t count_a = size_t(stored_rows_a(layout) * one.lda), count_b = size_t(stored_rows_b(layout) * one.ldb),
                    count_c = size_t(shape.m * one.ldc);
-      buffers.emplace_back(count_a * size_of(ab)), buffers.emplace_back(count_b * size_of(ab));
+      buffers.emplace_back(count_a * size_of(ab)), buffers.emplace_back(count_b * size_of(bt));
       for (int c = 0; c < 3; ++c) buffers.emplace_back(count_c * size_of(ct));
       DeviceBuffer<uint8_t>* b = &buffers[buffers.size() - 5];
       fill_device(b[0].get(), ab, count_a, o.seed + 3 * g);
-      fill_device(b[1].get(), ab, count_b, o.seed + 3 * g + 1);
+      fill_device(b[1].get(), bt, count_b, o.seed + 3 * g + 1);
       fill_device(b[2].get(), ct, count_c, o.seed + 3 * g + 2);
       b[3].copy_from(b[2]), b[4].copy_from(b[2]);
       one.A = b[0].get(), one.B = b[1].get(), one.C = b[3].get();

@@ -30,6 +30,7 @@ struct BenchOptions {
   EpilogueSpec epilogue;
   bool fused_reference = false;
   bool block_scales = false;  // FP8: block scales (powers of two) instead of per-tensor ones
+  int64_t b_block_n = 128;    // with block_scales: B's scales per 128 columns (128 x 128 blocks) or per column (1)
   // A strided batch of this many GEMMs per call (16-bit and FP32 precisions, no epilogue): the
   // matrices stacked without gaps, the reference cuBLAS's strided-batched GEMM; times and TFLOP/s
   // are of the whole batch.

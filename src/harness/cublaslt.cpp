@@ -36,10 +36,12 @@ bool CublasLt::takes(const EpilogueSpec& e, std::string* why) {
   return no == nullptr;
 }
 
-std::string CublasLt::description(const Precision& p, bool block_scales) {
+std::string CublasLt::description(const Precision& p, bool block_scales, int64_t b_block_n) {
   if (is_fp8(p.ab)) {
-    return std::string("cuBLASLt cublasLtMatmul, A/B ") + to_string(p.ab) + ", C " + to_string(p.c) +
-           (block_scales ? ", VEC128 x BLK128x128 block scales (D column-major)" : ", per-tensor scale pointers") +
+    const std::string blocks = b_block_n == 1 ? "VEC128 x VEC128" : "VEC128 x BLK128x128";
+    return std::string("cuBLASLt cublasLtMatmul, A ") + to_string(p.ab) + ", B " + to_string(p.b_type()) + ", C " +
+           to_string(p.c) +
+           (block_scales ? ", " + blocks + " block scales (D column-major)" : ", per-tensor scale pointers") +
            ", CUBLAS_COMPUTE_32F (no fast accumulation)";
   }
   return std::string("cuBLASLt cublasLtMatmul with its fused epilogue (bias, ReLU, GELU tanh form), ") +
@@ -61,23 +63,23 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     throw std::runtime_error("cuBLASLt: FP8 takes op pair N, T only");
   }
   if (is_fp8(a.precision.ab) && a.block_scales.any()) {
-    // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128) on its B, so
+    // Block scales: cuBLASLt's 1x128 blocks (VEC128) are on its A and 128x128 (BLK128x128, or VEC128) on its B, so
     // its A is tessel's A here and D comes out column-major (m x n, ld m): the same work, timed only
     // (with op pair N, T the transposes stay T, N). Its scale tensors are its own (ones), sized for
     // either layout.
     const int64_t kb = (a.k + 127) / 128 + 4;
     block_a_ = DeviceBuffer<float>(std::vector<float>(size_t((a.m + 128) * kb), 1.0f));
-    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t(((a.n + 127) / 128 + 4) * kb), 1.0f));
+    const bool columns = a.block_scales.b_block_n == 1;  // B's scales per column and 128 of k, as A's per row
+    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t((columns ? a.n + 128 : (a.n + 127) / 128 + 4) * kb), 1.0f));
     const cublasLtMatmulMatrixScale_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
-                                      blk = CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
+                                      blk = columns ? vec : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec), "A_SCALE_MODE");
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_MODE, &blk, sizeof blk), "B_SCALE_MODE");
     const float *sa = block_a_.get(), *sb = block_b_.get();
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sa, sizeof sa), "A_SCALE");
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sb, sizeof sb), "B_SCALE");
-    const cudaDataType_t ab = cuda_type(a.precision.ab);
-    check_lt(cublasLtMatrixLayoutCreate(&a_, ab, a.k, a.m, a.lda), "layout A");
-    check_lt(cublasLtMatrixLayoutCreate(&b_, ab, a.k, a.n, a.ldb), "layout B");
+    check_lt(cublasLtMatrixLayoutCreate(&a_, cuda_type(a.precision.ab), a.k, a.m, a.lda), "layout A");
+    check_lt(cublasLtMatrixLayoutCreate(&b_, cuda_type(a.precision.b_type()), a.k, a.n, a.ldb), "layout B");
     check_lt(cublasLtMatrixLayoutCreate(&c_, cuda_type(a.precision.c), a.m, a.n, a.m), "layout C");
     lt_a_ = a.A, lt_b_ = a.B;
     choose_algorithm();
@@ -101,10 +103,11 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
   }
   // Column-major shapes of what cuBLASLt reads: its A (tessel's B) is n x k for op N (stored k x n
   // for op T), its B (tessel's A) k x m (stored m x k for op T), D^T n x m.
-  const cudaDataType_t ab = cuda_type(a.precision.ab), c = cuda_type(a.precision.c);
+  const cudaDataType_t at = cuda_type(a.precision.ab), bt = cuda_type(a.precision.b_type());
+  const cudaDataType_t c = cuda_type(a.precision.c);
   const bool bn = a.opB == Op::N, an = a.opA == Op::N;
-  check_lt(cublasLtMatrixLayoutCreate(&a_, ab, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
-  check_lt(cublasLtMatrixLayoutCreate(&b_, ab, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
+  check_lt(cublasLtMatrixLayoutCreate(&a_, bt, bn ? a.n : a.k, bn ? a.k : a.n, a.ldb), "layout A");
+  check_lt(cublasLtMatrixLayoutCreate(&b_, at, an ? a.k : a.m, an ? a.m : a.k, a.lda), "layout B");
   check_lt(cublasLtMatrixLayoutCreate(&c_, c, a.n, a.m, a.ldc), "layout C");
   choose_algorithm();
 }

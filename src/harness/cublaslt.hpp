@@ -19,8 +19,10 @@ namespace tessel::harness {
 
 class CublasLt {
  public:
-  // Whether cuBLASLt has an FP8 GEMM for A and B of this type (not e5m2 x e5m2).
-  static bool multiplies(DType ab) { return ab == DType::kE4M3; }
+  // Whether cuBLASLt has an FP8 GEMM for A and B of these types (e4m3 with either; not e5m2 x e5m2).
+  static bool multiplies(const Precision& p) {
+    return is_fp8(p.ab) && (p.ab == DType::kE4M3 || p.b_type() == DType::kE4M3);
+  }
   // Whether cuBLASLt fuses this epilogue (why not, if not).
   static bool takes(const EpilogueSpec& e, std::string* why = nullptr);
   // For calls whose epilogue takes() accepts (FP8: op pair N, T); the pointers of `a` are those each run uses.
@@ -29,7 +31,7 @@ class CublasLt {
   CublasLt(const CublasLt&) = delete;
   CublasLt& operator=(const CublasLt&) = delete;
   void run(cudaStream_t stream = nullptr);
-  static std::string description(const Precision& p, bool block_scales = false);
+  static std::string description(const Precision& p, bool block_scales = false, int64_t b_block_n = 128);
 
  private:
   GemmArgs args_;

@@ -292,7 +292,7 @@ class Worker {
     std::vector<float> hA(size_t(stored_rows_a(layout) * layout.lda)), hB(size_t(stored_rows_b(layout) * layout.ldb)),
         hC(size_t(c.shape.m * layout.ldc));
     fill_random(hA, c.seed), fill_random(hB, c.seed + 1), fill_random(hC, c.seed + 2);
-    DeviceBuffer<uint8_t> A(encode(hA, c.precision.ab)), B(encode(hB, c.precision.ab));
+    DeviceBuffer<uint8_t> A(encode(hA, c.precision.ab)), B(encode(hB, c.precision.b_type()));
     const std::vector<uint8_t> c0 = encode(hC, c.precision.c);
     DeviceBuffer<uint8_t> C(c0);
     GemmArgs a = to_gemm(layout);

@@ -130,22 +130,23 @@ std::string Cublas::description(const Precision& p) {
 GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
   GemmArgs wide = a;  // f16 inputs for f16 C (cuBLAS has no bf16 x bf16 -> f16); both hold FP8 exactly
   wide.precision.ab = a.precision.c == DType::kF16 ? DType::kF16 : DType::kBF16;
+  wide.precision.b.reset();
   wide.scale_a = wide.scale_b = nullptr;
   wide.block_scales = {};
-  auto widen = [&](const void* src, int64_t rows, int64_t cols, int64_t ld, DeviceBuffer<uint16_t>& buffer,
+  auto widen = [&](const void* src, DType type, int64_t rows, int64_t cols, int64_t ld, DeviceBuffer<uint16_t>& buffer,
                    StoredScales scales) {
     const size_t count = rows > 0 && cols > 0 ? size_t((rows - 1) * ld + cols) : 0;
     if (buffer.size() < count) buffer = DeviceBuffer<uint16_t>(count);
     scales.ld = ld;
-    widen_device(src, a.precision.ab, count, buffer.get(), wide.precision.ab, stream, scales);
+    widen_device(src, type, count, buffer.get(), wide.precision.ab, stream, scales);
     return buffer.get();
   };
   // Block scales multiplied into the widened values: A's rows (op N: k along a row), B's 128-column blocks.
   const bool an = a.opA == Op::N, bn = a.opB == Op::N;
   const Fp8BlockScales& bs = a.block_scales;
-  const StoredScales sa{bs.a, bs.a_stride_m, bs.a_stride_k, 1, 1, !an}, sb{bs.b, bs.b_stride_n, bs.b_stride_k, 1, 128, bn};
-  wide.A = widen(a.A, an ? a.m : a.k, an ? a.k : a.m, a.lda, wide_a_, sa);
-  wide.B = widen(a.B, bn ? a.k : a.n, bn ? a.n : a.k, a.ldb, wide_b_, sb);
+  const StoredScales sa{bs.a, bs.a_stride_m, bs.a_stride_k, 1, 1, !an}, sb{bs.b, bs.b_stride_n, bs.b_stride_k, 1, int(bs.b_block_n), bn};
+  wide.A = widen(a.A, a.precision.ab, an ? a.m : a.k, an ? a.k : a.m, a.lda, wide_a_, sa);
+  wide.B = widen(a.B, a.precision.b_type(), bn ? a.k : a.n, bn ? a.n : a.k, a.ldb, wide_b_, sb);
   for (const float* scale : {a.scale_a, a.scale_b}) {
     float value = 1.0f;
     if (scale) check_cuda(cudaMemcpy(&value, scale, sizeof value, cudaMemcpyDeviceToHost), "scale D2H");

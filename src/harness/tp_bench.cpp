@@ -110,7 +110,7 @@ class Rank {
   Row all_gather(const Shape& s) {
     const int64_t m_local = s.m / o_.ranks, n_local = s.n / o_.ranks, k = s.k;
     const DType ab = o_.precision.ab, ct = o_.precision.c;
-    Operand A(m_local * k, ab, 100 + rank_), B(n_local * k, ab, 200 + rank_);
+    Operand A(m_local * k, ab, 100 + rank_), B(n_local * k, o_.precision.b_type(), 200 + rank_);
     DeviceBuffer<uint8_t> gathered(size_t(s.m * k) * size_of(ab)), over(size_t(s.m * n_local) * size_of(ct)),
         seq(over.size());
     tp::AllGatherGemm call;
@@ -140,7 +140,7 @@ class Rank {
   Row reduce_scatter(const Shape& s) {
     const int64_t k_local = s.k / o_.ranks, m_part = s.m / o_.ranks;
     const DType ab = o_.precision.ab, ct = o_.precision.c;
-    Operand A(s.m * k_local, ab, 300 + rank_), B(s.n * k_local, ab, 400 + rank_);
+    Operand A(s.m * k_local, ab, 300 + rank_), B(s.n * k_local, o_.precision.b_type(), 400 + rank_);
     DeviceBuffer<uint8_t> partial(size_t(s.m * s.n) * size_of(ct)), over(size_t(m_part * s.n) * size_of(ct)),
         seq(over.size());
     tp::GemmReduceScatter call;

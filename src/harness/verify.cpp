@@ -182,12 +182,12 @@ std::string to_string(const EpilogueSpec& e) {
 VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k;
-  const DType ab = c.precision.ab, ct = c.precision.c;
+  const DType ab = c.precision.ab, bt = c.precision.b_type(), ct = c.precision.c;
   SgemmArgs a = make_layout({c.opA, c.opB}, c.shape, c.alpha, c.beta, c.ld_align, c.ld_pad);
   r.tolerance = tolerance(c.precision, k);
 
   const std::vector<float> hA = make_operand(stored_rows_a(a), stored_cols_a(a), a.lda, c.seed * 3 + 1, ab);
-  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2, ab);
+  const std::vector<float> hB = make_operand(stored_rows_b(a), stored_cols_b(a), a.ldb, c.seed * 3 + 2, bt);
   std::vector<float> hC = make_operand(m, n, a.ldc, c.seed * 3 + 3, ct);
   if (c.beta == 0.0f) {
     for (int64_t i = 0; i < m; ++i) std::fill_n(hC.begin() + i * a.ldc, n, from_bits(kUnwrittenBits));
@@ -225,14 +225,15 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     all.insert(all.end(), v.begin(), v.end());
     return encode(all, t);
   };
-  const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, ab), bytesC = guarded(hC, ct);
+  const std::vector<uint8_t> bytesA = guarded(hA, ab), bytesB = guarded(hB, bt), bytesC = guarded(hC, ct);
   CaseArrays& arrays = case_arrays();
   // FP8: per-tensor scales in [0.5, 1.5), on the device; the references fold them into alpha. Or block
   // scales, powers of two (so that the widened reference holds the scaled values exactly), row- or
   // column-major by seed; the references multiply them into the operands.
   std::vector<float> scales, block_a, block_b;
   const bool blocks = is_fp8(ab) && c.block_scales;
-  const int64_t kb = std::max<int64_t>(1, (k + 127) / 128), nb = std::max<int64_t>(1, (n + 127) / 128);
+  const int64_t kb = std::max<int64_t>(1, (k + 127) / 128);
+  const int64_t nb = std::max<int64_t>(1, (n + c.b_block_n - 1) / c.b_block_n);  // B's scale columns
   Fp8BlockScales bs;
   if (blocks) {
     block_a.resize(size_t(std::max<int64_t>(m, 1) * kb)), block_b.resize(size_t(nb * kb));
@@ -243,6 +244,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     const bool row_major = c.seed % 2 == 0;
     bs.a_stride_m = row_major ? kb : 1, bs.a_stride_k = row_major ? 1 : std::max<int64_t>(m, 1);
     bs.b_stride_n = row_major ? 1 : kb, bs.b_stride_k = row_major ? nb : 1;
+    bs.b_block_n = c.b_block_n;
   } else if (is_fp8(ab)) {
     scales.resize(2);
     fill_random(scales, c.seed * 5 + 4);
@@ -385,7 +387,7 @@ VerifyResult verify_case(Cublas& cublas, const VerifyCase& c) {
     }
     for (int64_t q = 0; q < k; ++q) {
       for (int64_t j = 0; j < n; ++j) {
-        const float scale = block_b[size_t(j / 128 * bs.b_stride_n + q / 128 * bs.b_stride_k)];
+        const float scale = block_b[size_t(j / bs.b_block_n * bs.b_stride_n + q / 128 * bs.b_stride_k)];
         hBs[size_t(a.opB == Op::N ? q * a.ldb + j : j * a.ldb + q)] *= scale;
       }
     }

@@ -46,6 +46,7 @@ struct VerifyCase {
   bool pending_error = false;  // an unrelated CUDA error is left pending just before the call
   EpilogueSpec epilogue = {};
   bool block_scales = false;   // FP8: block scales (powers of two, row- or column-major by seed) instead of per-tensor ones
+  int64_t b_block_n = 128;     // with block_scales: B's scales per 128 columns (128 x 128 blocks) or per column (1)
 };
 
 struct VerifyResult {

@@ -148,7 +148,7 @@ void verdict(const char* outside, VerifyResult* r) {
 VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
   VerifyResult r;
   const int64_t m = c.shape.m, n = c.shape.n, k = c.shape.k, count = c.batch;
-  const DType ab = c.precision.ab, ct = c.precision.c;
+  const DType ab = c.precision.ab, bt = c.precision.b_type(), ct = c.precision.c;
   r.tolerance = tolerance(c.precision, k);
   const bool an = c.opA == Op::N, bn = c.opB == Op::N;
   const int64_t rows_a = an ? m : k, cols_a = an ? k : m, rows_b = bn ? k : n, cols_b = bn ? n : k;
@@ -162,9 +162,9 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
 
   const Batched hA = make_batched(rows_a, cols_a, lda, stride_a, count, c.seed * 11 + 1, ab, false, c.offset);
   const Batched hB =
-      make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : count, c.seed * 11 + 2, ab, false, c.offset);
+      make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : count, c.seed * 11 + 2, bt, false, c.offset);
   const Batched hC = make_batched(m, n, ldc, stride_c, count, c.seed * 11 + 3, ct, c.beta == 0.0f, c.offset);
-  const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, ab),
+  const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, bt),
                              bytesC = encode(hC.values, ct);
   DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
   dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
@@ -217,7 +217,7 @@ VerifyResult verify_batch(Cublas& cublas, const BatchCase& c) {
 VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   VerifyResult r;
   const int64_t groups = int64_t(c.rows.size()), n = c.n, k = c.k;
-  const DType ab = c.precision.ab, ct = c.precision.c;
+  const DType ab = c.precision.ab, bt = c.precision.b_type(), ct = c.precision.c;
   r.tolerance = tolerance(c.precision, k);
   const bool masked = c.capacity > 0;
   std::vector<int64_t> offsets{0};
@@ -230,14 +230,14 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
   const int64_t ldc = in_units(std::max<int64_t>(n, 1), ct);
   const int64_t stride_b = c.share_b ? 0 : in_units(rows_b * ldb + kBatchGap, ab);
   const Batched hA = make_batched(m, k, lda, 0, 1, c.seed * 13 + 1, ab);
-  const Batched hB = make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : groups, c.seed * 13 + 2, ab);
+  const Batched hB = make_batched(rows_b, cols_b, ldb, stride_b, c.share_b ? 1 : groups, c.seed * 13 + 2, bt);
   Batched hC = make_batched(m, n, ldc, 0, 1, c.seed * 13 + 3, ct, c.beta == 0.0f);
   std::vector<bool> written(size_t(m), false);  // the rows some group covers: the others must not change
   for (const GroupRows& rows : group_rows) std::fill_n(written.begin() + rows.begin, rows.count, true);
   for (int64_t i = 0; i < m; ++i) {
     if (!written[size_t(i)]) std::fill_n(hC.inside.begin() + i * ldc, ldc, false);
   }
-  const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, ab),
+  const std::vector<uint8_t> bytesA = encode(hA.values, ab), bytesB = encode(hB.values, bt),
                              bytesC = encode(hC.values, ct);
   DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
   dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
@@ -272,7 +272,7 @@ VerifyResult verify_grouped(Cublas& cublas, const GroupedCase& c) {
 
 VerifyResult verify_problems(Cublas& cublas, const ProblemsCase& c) {
   VerifyResult r;
-  const DType ab = c.precision.ab, ct = c.precision.c;
+  const DType ab = c.precision.ab, bt = c.precision.b_type(), ct = c.precision.c;
   const size_t ab_bytes = size_of(ab), c_bytes = size_of(ct);
   Shape bounds{0, 0, 0};
   for (const Shape& s : c.sizes) bounds = {std::max(bounds.m, s.m), std::max(bounds.n, s.n), std::max(bounds.k, s.k)};
@@ -319,9 +319,9 @@ VerifyResult verify_problems(Cublas& cublas, const ProblemsCase& c) {
   };
   std::vector<bool> inside_c;
   const std::vector<float> hA = fill(pa, end_a, c.seed * 17 + 1, ab, false, nullptr, false);
-  const std::vector<float> hB = fill(pb, end_b, c.seed * 17 + 2, ab, false, nullptr, false);
+  const std::vector<float> hB = fill(pb, end_b, c.seed * 17 + 2, bt, false, nullptr, false);
   const std::vector<float> hC = fill(pc, end_c, c.seed * 17 + 3, ct, c.beta == 0.0f, &inside_c, true);
-  const std::vector<uint8_t> bytesA = encode(hA, ab), bytesB = encode(hB, ab), bytesC = encode(hC, ct);
+  const std::vector<uint8_t> bytesA = encode(hA, ab), bytesB = encode(hB, bt), bytesC = encode(hC, ct);
   DeviceBuffer<uint8_t> dA(bytesA.size()), dB(bytesB.size()), dC(bytesC.size()), dRef(bytesC.size());
   dA.upload(bytesA), dB.upload(bytesB), dC.upload(bytesC), dRef.upload(bytesC);
 

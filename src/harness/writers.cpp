@@ -103,6 +103,17 @@ std::string precisions_of(const KernelInfo& k) {
   for (const Precision& p : k.precisions) types += (types.empty() ? "" : ",") + to_string(p);
   return types;
 }
+// The same for a terminal: C types after the first of one input type joined by '/' ("e4m3:bf16/f16/f32").
+std::string short_precisions_of(const KernelInfo& k) {
+  std::string types, inputs;
+  for (const Precision& p : k.precisions) {
+    const std::string name = to_string(p), in = name.substr(0, name.find(':'));
+    const bool same = name.find(':') != std::string::npos && in == inputs;
+    types += same ? "/" + name.substr(name.find(':') + 1) : (types.empty() ? "" : ",") + name;
+    if (name.find(':') != std::string::npos) inputs = in;
+  }
+  return types;
+}
 std::string cc_of(const KernelInfo& k) {
   return fmt::format("{}.{}{}", k.min_compute_capability / 10, k.min_compute_capability % 10,
                      k.max_compute_capability == 0 ? "+" : "");
@@ -116,7 +127,7 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
                               "align", "notes");
   for (const KernelInfo& k : kernels) {
     std::string line = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}", fmt::format("{:02d}", k.ladder_step),
-                                   k.name, w, precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
+                                   k.name, w, short_precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
                                    k.alignment, k.split_k ? "split-k" : "");
     s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     if (long_form) {

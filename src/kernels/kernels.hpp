@@ -71,7 +71,8 @@ template <DType AB>
 cudaError_t launch_warp_specialized(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 template <DType AB>
 cudaError_t launch_persistent(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
-template <class Cfg, DType AB>
+// BB: B's type where it differs from A's (FP8 only).
+template <class Cfg, DType AB, DType BB = AB>
 cudaError_t launch_cluster(const GemmArgs& args, const LaunchPlan& plan, cudaStream_t stream);
 // Step 15: step 14 with the last waves' k-slices shared by all clusters (stream-K).
 template <class Cfg, DType AB>
@@ -88,7 +89,7 @@ template <DType AB>
 cudaError_t resident_mma_tma(int* blocks);
 template <DType AB>
 cudaError_t resident_persistent(int* blocks);
-template <class Cfg, DType AB>
+template <class Cfg, DType AB, DType BB = AB>
 cudaError_t resident_cluster(int* clusters);
 template <class Cfg, DType AB>
 cudaError_t resident_stream_k(int* clusters);

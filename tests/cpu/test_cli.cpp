@@ -103,7 +103,9 @@ TEST(Cli, UnknownKernelMessageIsShort) {
 TEST(Cli, ListShowsPrecisions) {
   const Result r = run({"list"});
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* p : {"f16,f16:f32", "bf16,bf16:f32", "tf32"}) EXPECT_NE(r.out.find(p), std::string::npos) << p;
+  for (const char* p : {"f16,f16:f32", "bf16,bf16:f32", "tf32", "e4m3xe5m2:bf16/f16/f32"}) {
+    EXPECT_NE(r.out.find(p), std::string::npos) << p;
+  }
 }
 
 TEST(Cli, GpuCommandsSayThereIsNoGpu) {

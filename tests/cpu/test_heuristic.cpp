@@ -646,6 +646,9 @@ TEST(Heuristic, Fp8PlansReadKMajorOperandsInWholeSlices) {
   EXPECT_FALSE(find_entry("wgmma_cluster_e4m3_128x192")->info.fp8_block_scales);
   EXPECT_TRUE(find_entry("wgmma_cluster_e4m3_128x256")->info.fp8_block_scales);
   EXPECT_TRUE(find_entry("wgmma_cluster_e5m2_128x128")->info.fp8_block_scales);
+  EXPECT_TRUE(e->info.fp8_column_scales);  // B's scales per column: the 128-wide tiles only
+  EXPECT_FALSE(find_entry("wgmma_cluster_e4m3_128x256")->info.fp8_column_scales);
+  EXPECT_TRUE(find_entry("wgmma_cluster_e5m2xe4m3_128x128")->info.fp8_column_scales);
   for (const auto& [opA, opB] : {std::pair{Op::N, Op::T}, std::pair{Op::N, Op::N}, std::pair{Op::T, Op::T},
                                  std::pair{Op::T, Op::N}}) {
     const GemmArgs a = fp8_call(4096, 4096, 4096, opA, opB);

@@ -80,10 +80,11 @@ TEST(Registry, HoldsTheLadderInOrder) {
 }
 
 // Every tensor-core input type has a WMMA kernel (no alignment needs) and an mma.sync kernel.
-// One naming scheme from step 08 on: <family>[_<variant>][_<dtype>]_<MxN>[_any][_splitk|_streamk][_tma],
+// One naming scheme from step 08 on: <family>[_<variant>][_<dtype>[x<dtype of B>]]_<MxN>[_any][_splitk|_streamk][_tma],
 // the tile in the name being the one the registry reports.
 TEST(Registry, NamesFollowOneScheme) {
-  const std::regex scheme(R"(([a-z]+(_ws|_persistent|_cluster|_pingpong|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2))?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
+  const std::regex scheme(
+      R"(([a-z]+(_ws|_persistent|_cluster|_pingpong|_mma|_swap)?)(_(f16|bf16|tf32|e4m3|e5m2)(?:x(?:e4m3|e5m2))?)?_(\d+)x(\d+)(_any)?(_splitk|_streamk)?(_tma)?)");
   std::set<std::string> seen;
   for (const auto& k : tessel::kernels()) {
     EXPECT_TRUE(seen.insert(k.name).second) << k.name << " twice";
@@ -115,7 +116,8 @@ TEST(Registry, PrecisionNames) {
   using tessel::Compute;
   using tessel::DType;
   for (const char* name : {"f32", "tf32", "f16", "f16:f32", "bf16", "bf16:f32", "e4m3:bf16", "e4m3:f16", "e4m3:f32",
-                           "e5m2:bf16", "e5m2:f16", "e5m2:f32"}) {
+                           "e5m2:bf16", "e5m2:f16", "e5m2:f32", "e4m3xe5m2:bf16", "e4m3xe5m2:f16", "e4m3xe5m2:f32",
+                           "e5m2xe4m3:bf16", "e5m2xe4m3:f16", "e5m2xe4m3:f32"}) {
     const auto p = tessel::parse_precision(name);
     ASSERT_TRUE(p) << name;
     EXPECT_EQ(tessel::to_string(*p), name);
@@ -124,9 +126,19 @@ TEST(Registry, PrecisionNames) {
   EXPECT_EQ(*tessel::parse_precision("tf32"), (tessel::Precision{DType::kF32, DType::kF32, Compute::kTF32}));
   EXPECT_EQ(*tessel::parse_precision("bf16:f32"), (tessel::Precision{DType::kBF16, DType::kF32, Compute::kF32}));
   EXPECT_EQ(*tessel::parse_precision("e4m3:bf16"), (tessel::Precision{DType::kE4M3, DType::kBF16, Compute::kF32}));
-  for (const char* bad : {"", "fp16", "f16:bf16", "f32:f16", "tf32:f32", "F16", "e4m3", "e5m2:e5m2", "bf16:e4m3"}) {
+  EXPECT_EQ(*tessel::parse_precision("e4m3xe5m2:f16"),
+            (tessel::Precision{DType::kE4M3, DType::kF16, Compute::kF32, DType::kE5M2}));
+  // B's type named as A's is the one-type precision.
+  EXPECT_EQ((tessel::Precision{DType::kE4M3, DType::kBF16, Compute::kF32, DType::kE4M3}),
+            *tessel::parse_precision("e4m3:bf16"));
+  EXPECT_NE((tessel::Precision{DType::kE4M3, DType::kBF16, Compute::kF32, DType::kE5M2}),
+            *tessel::parse_precision("e4m3:bf16"));
+  for (const char* bad : {"", "fp16", "f16:bf16", "f32:f16", "tf32:f32", "F16", "e4m3", "e5m2:e5m2", "bf16:e4m3",
+                          "e4m3xe4m3:bf16", "e4m3xe5m2", "e4m3xbf16:bf16", "bf16xe4m3:bf16", "e5m2xe4m3:e4m3"}) {
     EXPECT_FALSE(tessel::parse_precision(bad)) << bad;
   }
+  EXPECT_FALSE(tessel::supported({DType::kBF16, DType::kBF16, Compute::kF32, DType::kF16}));
+  EXPECT_FALSE(tessel::supported({DType::kE4M3, DType::kBF16, Compute::kF32, DType::kBF16}));
   EXPECT_FALSE(tessel::supported({DType::kF16, DType::kBF16, Compute::kF32}));
   EXPECT_FALSE(tessel::supported({DType::kF16, DType::kF16, Compute::kTF32}));
   EXPECT_FALSE(tessel::supported({DType::kF32, DType::kF16, Compute::kF32}));

@@ -203,8 +203,17 @@ TEST(Validation, Fp8ScalesAreChecked) {
   EXPECT_NE(s.message().find("block_scales.a_stride_k / b_stride_k / b_stride_n = 0 / 1099511627776 / 0"),
             std::string::npos)
       << s.message();
+  a.block_scales.b_stride_k = 1, a.block_scales.b_block_n = 64;
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("block_scales.b_block_n = 64: B's scales cover 128 columns"), std::string::npos)
+      << s.message();
+  // A scale per column: a thread steps over 255 columns of b_stride_n in 32-bit offsets.
+  a.block_scales.b_block_n = 1, a.block_scales.b_stride_n = int64_t(1) << 24;
+  s = tessel::gemm(a);
+  EXPECT_NE(s.message().find("b_stride_n = 0 / 1 / 16777216"), std::string::npos) << s.message();
+  a.block_scales.b_block_n = 128, a.block_scales.b_stride_n = 0;
   a.k = 6, a.lda = 6, a.ldb = 5;
-  a.block_scales.b_stride_k = 1, a.scale_a = somewhere;
+  a.scale_a = somewhere;
   s = tessel::gemm(a);
   EXPECT_NE(s.message().find("block_scales and scale_a / scale_b are exclusive"), std::string::npos) << s.message();
   a.scale_a = nullptr, a.precision = *tessel::parse_precision("f16");

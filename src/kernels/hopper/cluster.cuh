@@ -118,10 +118,11 @@ struct ProblemWalk {
 };
 
 // Blocks: FP8 with block scales (GemmArgs::block_scales; kFp8BlockScales), a
-// kernel of its own so that per-tensor calls carry none of it; Problems: a
+// kernel of its own so that per-tensor calls carry none of it, and Columns
+// one more for B's scales per column (b_block_n = 1); Problems: a
 // grouped GEMM of problems (ProblemParams, ProblemWalk), likewise.
 template <class Cfg, class T, class Out, bool TA, bool TB, bool Blocks = false, bool Fused = false,
-          bool Problems = false>
+          bool Problems = false, bool Columns = false>
 __global__ void __launch_bounds__(Cfg::kThreads, 1)
     cluster_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                    const __grid_constant__ CUtensorMap map_c,
@@ -193,18 +194,20 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   } else {
     sm90::claim_registers<Cfg::kConsumerRegs>();
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
-    consume_tiles<T, Cfg::kBN / 2, Fused>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items, stride,
-                                          [&](int w, TileAt& at, SliceScales& scales) {
-                                            int k0, k1;
-                                            const int part = item(w, at, k0, k1);
-                                            if (part < 0) return -1;
-                                            if constexpr (Blocks) {  // this thread's rows (the wgmma layout)
-                                              const int row = (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
-                                              scales = SliceScales(p, parts.m, int64_t(at.m0) + row, at.n0, k0);
-                                            }
-                                            at.m0 += part * parts.rows;
-                                            return k1 - k0;
-                                          });
+    using Scales = SliceScales<Columns>;
+    consume_tiles<T, Cfg::kBN / 2, Fused, Scales>(p, &map_c, tma_store, smem, ring, warpgroup - 1, t, first, items,
+                                                  stride, [&](int w, TileAt& at, Scales& scales) {
+                                                    int k0, k1;
+                                                    const int part = item(w, at, k0, k1);
+                                                    if (part < 0) return -1;
+                                                    if constexpr (Blocks) {  // this thread's rows (wgmma's layout)
+                                                      const int row =
+                                                          (warpgroup - 1) * 64 + 16 * (t / 32) + (t % 32) / 4;
+                                                      scales = Scales(p, parts.m, int64_t(at.m0) + row, at.n0, k0);
+                                                    }
+                                                    at.m0 += part * parts.rows;
+                                                    return k1 - k0;
+                                                  });
     if (tma_store && t % 32 == 0) sm90::bulk_wait_all();  // each warp's last stores are done
   }
 }
@@ -251,7 +254,7 @@ cudaError_t pointer_maps(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t
 // 16-bit type, when C is not FP32). transposed: a is the call with A and B
 // swapped (swapped_call), whose results go to C transposed (split-k parts
 // side by side along C's rows, then summed into it).
-template <class Cfg, class T, bool TA, bool TB, class Out = T, bool Blocks = false>
+template <class Cfg, class T, bool TA, bool TB, class Out = T, bool Blocks = false, bool Columns = false>
 cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream, bool transposed = false) {
   using Ops = Sm90Operands<Cfg, T, TA, TB>;
   constexpr int kPair = Cfg::kCluster;
@@ -323,7 +326,7 @@ cudaError_t launch_ops(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t s
     }
     return cudaErrorInvalidValue;
   }
-  return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks>, p);
+  return launch(cluster_kernel<Cfg, T, Out, TA, TB, Blocks, false, false, Columns>, p);
 }
 
 // The call with A and B swapped, Cᵀ = Bᵀ·Aᵀ: B becomes the A of op flip(opB) (for op N, k x n with n
@@ -357,10 +360,11 @@ cudaError_t launch_swapped(const GemmArgs& a, const LaunchPlan& plan, cudaStream
 // own and (N, N) runs it on the swapped call (a grouped GEMM's rows, which
 // the swap would make columns, and (T, N) have copies made first, plan.cpp);
 // TMA rounds the operands to tf32 as it loads them (maps of type TFLOAT32).
-template <class Cfg, DType AB>
+// BB: B's type where it is not AB (FP8: one operand of each type, T an InputPair).
+template <class Cfg, DType AB, DType BB>
 cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream_t stream) {
-  using T = typename device::CudaType<AB>::type;
-  if (a.precision.ab != AB) return cudaErrorInvalidValue;
+  using T = device::input_t<AB, BB>;
+  if (a.precision.ab != AB || a.precision.b_type() != BB) return cudaErrorInvalidValue;
   if constexpr (AB == DType::kF32) {
     if (a.opA == Op::N && a.opB == Op::T) return launch_ops<Cfg, T, false, true>(a, plan, stream);
     if (a.opA == Op::T && a.opB == Op::T) return launch_ops<Cfg, T, true, true>(a, plan, stream);
@@ -372,7 +376,16 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
     if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
     if (a.block_scales.any()) {
       if constexpr (kFp8BlockScales<Cfg>) {
-        if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
+        const bool f16 = a.precision.c == DType::kF16;
+        if (a.block_scales.b_block_n == 1) {  // B's scales per column: a kernel of their own
+          if constexpr (kFp8ColumnScales<Cfg>) {
+            if (f16) return launch_ops<Cfg, T, false, true, __half, true, true>(a, plan, stream);
+            return launch_ops<Cfg, T, false, true, __nv_bfloat16, true, true>(a, plan, stream);
+          } else {
+            return cudaErrorInvalidValue;  // the registry's fp8_column_scales keeps such calls away
+          }
+        }
+        if (f16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
         return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
       } else {
         return cudaErrorInvalidValue;  // the registry's fp8_block_scales keeps such calls away
@@ -385,17 +398,17 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
   }
 }
 
-template <class Cfg, DType AB>
+template <class Cfg, DType AB, DType BB>
 cudaError_t resident_cluster(int* clusters) {
-  using T = typename device::CudaType<AB>::type;
+  using T = device::input_t<AB, BB>;
   using Out = std::conditional_t<sizeof(T) == 1, __nv_bfloat16, T>;
   return prepare_kernel<Cfg, Sm90Operands<Cfg, T, false, true>>(cluster_kernel<Cfg, T, Out, false, true>, clusters);
 }
 
 // The launch and resident query of configuration Cfg for inputs AB (what the registry names).
-#define TESSEL_CLUSTER(Cfg, AB)                                                                  \
-  template cudaError_t launch_cluster<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
-  template cudaError_t resident_cluster<Cfg, AB>(int*)
+#define TESSEL_CLUSTER(Cfg, ...)                                                                         \
+  template cudaError_t launch_cluster<Cfg, __VA_ARGS__>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
+  template cudaError_t resident_cluster<Cfg, __VA_ARGS__>(int*)
 #define TESSEL_SWAPPED(Cfg, AB)                                                                   \
   template cudaError_t launch_swapped<Cfg, AB>(const GemmArgs&, const LaunchPlan&, cudaStream_t); \
   template cudaError_t resident_cluster<Cfg, AB>(int*)

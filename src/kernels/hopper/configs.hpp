@@ -119,5 +119,9 @@ inline constexpr int kFp8PromotePieces = BN > 192 ? BN / 128 : 1;
 // FP8 block scales (128 columns of B a block) need each promoted piece in one block.
 template <class Cfg>
 inline constexpr bool kFp8BlockScales = Cfg::kBN / kFp8PromotePieces<Cfg::kBN> == 128;
+// B's scales per column: 128-wide tiles, whose 64 column scales a thread reads fit beside a slice's accumulators and
+// the tile's (at 128 x 256, pieces of 64 columns spilled 324 bytes and ran at a third of cuBLASLt's speed).
+template <class Cfg>
+inline constexpr bool kFp8ColumnScales = kFp8BlockScales<Cfg> && Cfg::kBN == 128;
 
 }  // namespace tessel::impl

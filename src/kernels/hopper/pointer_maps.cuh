@@ -25,7 +25,9 @@ constexpr int kMapThreads = 256, kApartTile = 64, kApartK = 16;
 
 // C = alpha op(A) op(B) + beta C for one matrix (p's sizes), any alignment.
 template <class T, class Out, bool TA, bool TB>
-__device__ void multiply_apart(const device::TcParams<T, Out>& p, const T* A, const T* B, void* C) {
+__device__ void multiply_apart(const device::TcParams<T, Out>& p, const void* a, const void* b, void* C) {
+  const auto* A = static_cast<const device::a_type_t<T>*>(a);
+  const auto* B = static_cast<const device::b_type_t<T>*>(b);
   __shared__ float sa[kApartK][kApartTile + 1], sb[kApartK][kApartTile + 1];
   const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   for (int64_t i0 = 0; i0 < p.m; i0 += kApartTile) {
@@ -136,7 +138,7 @@ __global__ void __launch_bounds__(kMapThreads)
   }
   if (off_tma(p.a_array, p.b_array, i)) {
     if constexpr (sizeof(T) == 1) device::fold_scales(p);
-    multiply_apart<T, Out, TA, TB>(p, static_cast<const T*>(pa), static_cast<const T*>(pb), p.c_array[i]);
+    multiply_apart<T, Out, TA, TB>(p, pa, pb, p.c_array[i]);
   }
 }
 
@@ -156,7 +158,7 @@ __global__ void __launch_bounds__(kMapThreads)
     device::TcParams<T, Out> one = p;
     one.m = q.m, one.n = q.n, one.k = q.k, one.lda = q.lda, one.ldb = q.ldb, one.ldc = q.ldc;
     if constexpr (sizeof(T) == 1) device::fold_scales(one);
-    multiply_apart<T, Out, TA, TB>(one, static_cast<const T*>(q.A), static_cast<const T*>(q.B), q.C);
+    multiply_apart<T, Out, TA, TB>(one, q.A, q.B, q.C);
     return;
   }
   if (threadIdx.x != 0) return;

@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     auto slot = [&](int c) { return (c * kPair + rank) * Cfg::kConsumers + consumer; };
     if (sk.sharing == 0) {  // whole units only: step 14's schedule, results held as there
       consume_tiles<T, N, Fused>(p, &map_c, tma_store, smem, ring, consumer, t, cluster, sk.whole, clusters,
-                                 [&](int u, TileAt& at, SliceScales&) {
+                                 [&](int u, TileAt& at, SliceScales<>&) {
                                    return tiles.origin(u, rank, at.m0, at.n0), slices;
                                  });
     } else {

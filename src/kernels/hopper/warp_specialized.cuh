@@ -55,39 +55,76 @@ __device__ __forceinline__ void producer_tail(const Sm90Smem<Ops, S>& smem, devi
 // rows of a tile, from the tile's first k-slice on (each slice is one
 // 128-deep block): at(kt, piece) multiplies slice kt's partial sums of row
 // lo (d[i] with (i / 2) % 2 == 0) and row hi in the tile's 128 columns
-// `piece` (one B block). Without block scales (a_lo null): 1.
+// `piece` (one B block). PerColumn (b_block_n = 1, a kernel of its own): B's
+// scale is column(kt, c) instead, for the thread's column c of the tile.
+// Without block scales (a_lo null): 1.
+template <bool PerColumn = false>
 struct SliceScales {
+  static constexpr bool kPerColumn = PerColumn;
   const float* a_lo = nullptr;
   const float* a_hi = nullptr;
-  const float* b = nullptr;
+  const float* b = nullptr;  // 128 x 128 blocks: the tile's first; per column: this thread's first, n0 + 2 (t % 4)
   int a_sk = 0, b_sk = 0, b_piece = 0;  // strides (elements; a scale tensor holds fewer than 2^31)
+  int b_sn = 0, col_last = 0;           // per column: B's column stride; the last column within n, from b's
   // Rows row_lo and row_lo + 8 (clamped to m: rows past it load zeros), columns n0.. (B blocks from n0 / 128 on;
-  // a second block past n reads the first's scales, for columns that are not stored), slices k0..
+  // a second block past n reads the first's scales, columns past n the last one's: neither is stored), slices k0..
   template <class P>
   __device__ SliceScales(const P& p, int64_t m, int64_t row_lo, int64_t n0, int64_t k0) {
     const Fp8BlockScales& s = p.block_scales;
     if (s.a == nullptr) return;
     a_lo = s.a + min(row_lo, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
     a_hi = s.a + min(row_lo + 8, m - 1) * s.a_stride_m + k0 * s.a_stride_k;
-    b = s.b + n0 / 128 * s.b_stride_n + k0 * s.b_stride_k;
     a_sk = int(s.a_stride_k), b_sk = int(s.b_stride_k);
-    b_piece = n0 + 128 < p.n ? int(s.b_stride_n) : 0;
+    if constexpr (PerColumn) {
+      const int64_t first = min(n0 + 2 * int64_t(threadIdx.x % 4), p.n - 1);
+      b = s.b + first * s.b_stride_n + k0 * s.b_stride_k;
+      b_sn = int(s.b_stride_n), col_last = int(p.n - 1 - first);
+    } else {
+      b = s.b + n0 / 128 * s.b_stride_n + k0 * s.b_stride_k;
+      b_piece = n0 + 128 < p.n ? int(s.b_stride_n) : 0;
+    }
   }
   __device__ SliceScales() = default;
   __device__ float2 at(int kt, int piece = 0) const {
     if (a_lo == nullptr) return make_float2(1.0f, 1.0f);
-    const float sb = b[kt * b_sk + piece * b_piece];
+    const float sb = PerColumn ? 1.0f : b[kt * b_sk + piece * b_piece];
     return make_float2(a_lo[kt * a_sk] * sb, a_hi[kt * a_sk] * sb);
   }
+  // Per column: B's scales of slice kt for the thread's columns of a piece from column col0 of the tile on,
+  // c[2 j + e] for column col0 + 8 j + e (d[i]: j = i / 4, e = i % 2).
+  template <int K>
+  __device__ void columns(int kt, int col0, float (&c)[K]) const {
+#pragma unroll
+    for (int i = 0; i < K; ++i) c[i] = b[min(col0 + 8 * (i / 2) + i % 2, col_last) * b_sn + kt * b_sk];
+  }
 };
+
+// acc += part (a slice's partial sums) times the slice's scales: the rows' and, per column, each column's
+// (SliceScales::columns; unread otherwise).
+template <bool PerColumn, int N>
+__device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N], float2 rows,
+                                             const float (&cols)[N / 2]) {
+  if constexpr (PerColumn) {
+#pragma unroll
+    for (int j = 0; j < N / 4; ++j) {
+      acc[4 * j] += part[4 * j] * (rows.x * cols[2 * j]);
+      acc[4 * j + 1] += part[4 * j + 1] * (rows.x * cols[2 * j + 1]);
+      acc[4 * j + 2] += part[4 * j + 2] * (rows.y * cols[2 * j]);
+      acc[4 * j + 3] += part[4 * j + 3] * (rows.y * cols[2 * j + 1]);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? rows.y : rows.x);
+  }
+}
 
 // The pieces a slice is promoted in (consume_tile; N accumulators a thread: a 2N-wide tile): FP8's, else one.
 template <class T, int N>
 inline constexpr int kPromotePieces = sizeof(T) == 1 ? kFp8PromotePieces<2 * N> : 1;
 // FP8 tiles whose accumulators fit three times (acc and two slices'): each slice's wgmmas are issued before the
 // slice ahead of it is waited for and promoted, so that a warpgroup's tensor-core work runs under its promotion.
-template <class T, int N>
-inline constexpr bool kPromoteOverlapped = sizeof(T) == 1 && N <= 64;
+template <class T, int N, bool PerColumn = false>
+inline constexpr bool kPromoteOverlapped = sizeof(T) == 1 && N <= 64 && !PerColumn;
 
 // No work between slices (consume_tile's default).
 struct NoHook {
@@ -111,7 +148,7 @@ __device__ __forceinline__ void release_stage(const Sm90Smem<Ops, S>& smem, int 
 template <class T, class Ops, int S, int N>
 __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                                         device::sm90::Ring<S>& ring, int a_row0, int slices,
-                                                        bool signals, const SliceScales& scales) {
+                                                        bool signals, const SliceScales<>& scales) {
   namespace sm90 = device::sm90;
   float parts[2][N];
   int kt = 0, newest = 0;  // slices issued; the stage of the newest
@@ -127,8 +164,8 @@ __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const S
   auto promote = [&](float (&part)[N], int stage) {
     sm90::fence_acc(part);
     if (signals) release_stage(smem, stage);
-#pragma unroll
-    for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+    float cols[N / 2];  // unread: no scales per column here
+    add_promoted<false>(acc, part, scale, cols);
     scale = next_scale;
     if (kt < slices) next_scale = scales.at(kt);
   };
@@ -170,12 +207,12 @@ __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const S
 // wgmmas keep the tensor cores busy meanwhile. Tiles wider than 192 columns
 // promote a slice in pieces of 128 columns, so that a piece's accumulators
 // fit beside acc.
-template <class T, int Hooks = 0, class Ops, int S, int N, class Hook = NoHook>
+template <class T, int Hooks = 0, class Ops, int S, int N, class Hook = NoHook, class Scales = SliceScales<>>
 __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops, S>& smem,
                                              device::sm90::Ring<S>& ring, int a_row0, int slices, bool signals,
-                                             Hook&& hook = Hook{}, const SliceScales& scales = {}) {
+                                             Hook&& hook = Hook{}, const Scales& scales = {}) {
   namespace sm90 = device::sm90;
-  if constexpr (kPromoteOverlapped<T, N>) {
+  if constexpr (kPromoteOverlapped<T, N, Scales::kPerColumn>) {
     static_assert(Hooks == 0, "no hooks between overlapped FP8 slices");
     consume_tile_overlapped<T>(acc, smem, ring, a_row0, slices, signals, scales);
   } else {
@@ -185,6 +222,7 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
     int previous = 0, kt = 0;
     constexpr bool kPromote = sizeof(T) == 1;
     constexpr int kPieces = kPromotePieces<T, N>, kPart = N / kPieces;
+    static_assert(!Scales::kPerColumn || 2 * N == 128, "B's scales per column: 128-wide tiles (kFp8ColumnScales)");
     using A = typename Ops::A;
     uint32_t fragments[2][sm90::kSliceSteps][4];  // tf32's A from registers, one consumer warpgroup
     auto slice = [&] {
@@ -193,14 +231,15 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
 #pragma unroll
         for (int piece = 0; piece < kPieces; ++piece) {
           const float2 scale = scales.at(kt, piece);  // loaded while the piece's wgmmas run
+          float cols[kPart / 2];
+          if constexpr (Scales::kPerColumn) scales.columns(kt, 2 * kPart * piece, cols);
           float part[kPart];
           sm90::mma_slice<T, typename Ops::A, typename Ops::B, 2 * kPart, true>(part, smem.a(ring.stage), a_row0,
                                                                                 smem.b(ring.stage), 2 * kPart * piece);
           sm90::wgmma_wait<0>();
           sm90::fence_acc(part);
           if (piece == kPieces - 1 && signals) release(ring.stage);
-#pragma unroll
-          for (int i = 0; i < kPart; ++i) acc[kPart * piece + i] += part[i] * ((i / 2) % 2 ? scale.y : scale.x);
+          add_promoted<Scales::kPerColumn>(acc + kPart * piece, part, scale, cols);
         }
       } else {
         if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
@@ -523,7 +562,7 @@ struct TileAt {
 // registers. Fused: the epilogue is applied to each tile's accumulators
 // first (device/fused_epilogue.cuh; a kernel of its own, so that plain
 // calls carry none of its registers).
-template <class T, int N, bool Fused = false, class P, class Ops, int S, class Item>
+template <class T, int N, bool Fused = false, class Scales = SliceScales<>, class P, class Ops, int S, class Item>
 __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map_c,
                                               bool tma_store, const Sm90Smem<Ops, S>& smem,
                                               device::sm90::Ring<S>& ring, int consumer, int t, int first, int end,
@@ -539,7 +578,7 @@ __device__ __forceinline__ void consume_tiles(const P& p, const CUtensorMap* map
   auto run = [&](auto holding) {
     for (int w = first, turn = 0; w < end; w += stride, ++turn) {
       TileAt at;
-      SliceScales scales;
+      Scales scales;
       const int slices = item(w, at, scales);
       if (slices < 0) break;
       if constexpr (Ops::kPingpong) {
