@@ -62,9 +62,10 @@ float pick_scalar(std::mt19937_64& g, bool is_beta) {
 std::string reproducer(const VerifyCase& c, const std::string& why) {
   return fmt::format(
       "tessel verify --kernel {} --dtype {} --sizes {} --ops {} --alpha {:.9g} --beta {:.9g} --ld-pad {} --offset {} "
-      "--seed {}{}  # {}",
+      "--seed {}{}{}  # {}",
       c.kernel, to_string(c.precision), to_string(c.shape), to_string(OpPair{c.opA, c.opB}), c.alpha, c.beta, c.ld_pad,
-      c.offset, c.seed, c.epilogue.any() ? " --epilogue " + to_string(c.epilogue) : "", why);
+      c.offset, c.seed, c.epilogue.any() ? " --epilogue " + to_string(c.epilogue) : "",
+      c.block_scales ? fmt::format(" --block-scales --b-block-n {}", c.b_block_n) : "", why);
 }
 
 struct Shared {
@@ -161,6 +162,10 @@ class Worker {
       c.epilogue.activation = Activation(gen_() % 5);
       c.epilogue.scales = EpilogueSpec::Scales(gen_() % 3);
       c.epilogue.pre_activation = gen_() % 2 || !c.epilogue.any();
+    }
+    if (is_fp8(c.precision.ab) && gen_() % 2 == 0) {  // FP8: block scales in half the cases, B's per column in half
+      c.block_scales = true;
+      c.b_block_n = gen_() % 2 ? 128 : 1;
     }
     return c;
   }
