@@ -273,13 +273,13 @@ Status validate(const GemmArgs& a) {
     auto fits = [&](int64_t stride, int64_t extra) {
       return extra <= limit && stride <= (limit - extra) / std::max<int64_t>(blocks, 1);
     };
-    // Per column, a thread reaches 255 columns past a tile's first.
-    const int64_t columns = bs.b_block_n == 1 ? 255 : 1;
+    // Per column, a thread reaches 127 columns past a tile's first.
+    const int64_t columns = bs.b_block_n == 1 ? 127 : 1;
     if (!fits(bs.a_stride_k, 0) || bs.b_stride_n > limit / columns || !fits(bs.b_stride_k, columns * bs.b_stride_n)) {
       return invalid("block_scales.a_stride_k / b_stride_k / b_stride_n = " + to_string(bs.a_stride_k) + " / " +
                      to_string(bs.b_stride_k) + " / " + to_string(bs.b_stride_n) +
                      ": the kernels step through the scales of a row (a block of columns) in 32-bit offsets, and "
-                     "(ceil(k / 128) - 1) * stride (+ b_stride_n, or 255 b_stride_n with b_block_n = 1) must be "
+                     "(ceil(k / 128) - 1) * stride (+ b_stride_n, or 127 b_stride_n with b_block_n = 1) must be "
                      "below 2^31");
     }
     if (reads_ab) {

@@ -207,10 +207,10 @@ TEST(Validation, Fp8ScalesAreChecked) {
   s = tessel::gemm(a);
   EXPECT_NE(s.message().find("block_scales.b_block_n = 64: B's scales cover 128 columns"), std::string::npos)
       << s.message();
-  // A scale per column: a thread steps over 255 columns of b_stride_n in 32-bit offsets.
-  a.block_scales.b_block_n = 1, a.block_scales.b_stride_n = int64_t(1) << 24;
+  // A scale per column: a thread steps over 127 columns of b_stride_n in 32-bit offsets.
+  a.block_scales.b_block_n = 1, a.block_scales.b_stride_n = int64_t(1) << 25;
   s = tessel::gemm(a);
-  EXPECT_NE(s.message().find("b_stride_n = 0 / 1 / 16777216"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("b_stride_n = 0 / 1 / 33554432"), std::string::npos) << s.message();
   a.block_scales.b_block_n = 128, a.block_scales.b_stride_n = 0;
   a.k = 6, a.lda = 6, a.ldb = 5;
   a.scale_a = somewhere;
