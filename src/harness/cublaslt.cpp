@@ -70,7 +70,8 @@ CublasLt::CublasLt(const GemmArgs& a) : args_(a), workspace_(kWorkspaceBytes) {
     const int64_t kb = (a.k + 127) / 128 + 4;
     block_a_ = DeviceBuffer<float>(std::vector<float>(size_t((a.m + 128) * kb), 1.0f));
     const bool columns = a.block_scales.b_block_n == 1;  // B's scales per column and 128 of k, as A's per row
-    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t((columns ? a.n + 128 : (a.n + 127) / 128 + 4) * kb), 1.0f));
+    const int64_t b_scales = (columns ? a.n + 128 : (a.n + 127) / 128 + 4) * kb;
+    block_b_ = DeviceBuffer<float>(std::vector<float>(size_t(b_scales), 1.0f));
     const cublasLtMatmulMatrixScale_t vec = CUBLASLT_MATMUL_MATRIX_SCALE_VEC128_32F,
                                       blk = columns ? vec : CUBLASLT_MATMUL_MATRIX_SCALE_BLK128x128_32F;
     check_lt(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_MODE, &vec, sizeof vec), "A_SCALE_MODE");

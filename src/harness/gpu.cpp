@@ -133,8 +133,8 @@ GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
   wide.precision.b.reset();
   wide.scale_a = wide.scale_b = nullptr;
   wide.block_scales = {};
-  auto widen = [&](const void* src, DType type, int64_t rows, int64_t cols, int64_t ld, DeviceBuffer<uint16_t>& buffer,
-                   StoredScales scales) {
+  auto widen = [&](const void* src, DType type, int64_t rows, int64_t cols, int64_t ld,
+                   DeviceBuffer<uint16_t>& buffer, StoredScales scales) {
     const size_t count = rows > 0 && cols > 0 ? size_t((rows - 1) * ld + cols) : 0;
     if (buffer.size() < count) buffer = DeviceBuffer<uint16_t>(count);
     scales.ld = ld;
@@ -144,7 +144,8 @@ GemmArgs Cublas::widened(const GemmArgs& a, cudaStream_t stream) {
   // Block scales multiplied into the widened values: A's rows (op N: k along a row), B's 128-column blocks.
   const bool an = a.opA == Op::N, bn = a.opB == Op::N;
   const Fp8BlockScales& bs = a.block_scales;
-  const StoredScales sa{bs.a, bs.a_stride_m, bs.a_stride_k, 1, 1, !an}, sb{bs.b, bs.b_stride_n, bs.b_stride_k, 1, int(bs.b_block_n), bn};
+  const StoredScales sa{bs.a, bs.a_stride_m, bs.a_stride_k, 1, 1, !an};
+  const StoredScales sb{bs.b, bs.b_stride_n, bs.b_stride_k, 1, int(bs.b_block_n), bn};
   wide.A = widen(a.A, a.precision.ab, an ? a.m : a.k, an ? a.k : a.m, a.lda, wide_a_, sa);
   wide.B = widen(a.B, a.precision.b_type(), bn ? a.k : a.n, bn ? a.n : a.k, a.ldb, wide_b_, sb);
   for (const float* scale : {a.scale_a, a.scale_b}) {
