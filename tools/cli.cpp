@@ -465,7 +465,8 @@ int cmd_bench(const BenchCli& b, const std::string& command, std::ostream& out, 
   std::ofstream csv, json;
   if (!b.csv.empty() && !(csv.open(b.csv), csv)) throw UsageError("cannot write --csv file '" + b.csv + "'");
   if (!b.json.empty() && !(json.open(b.json), json)) throw UsageError("cannot write --json file '" + b.json + "'");
-  RunInfo run{command, utc_now_iso(), query_gpu(), references(b.jobs, true, b.options.block_scales, b.options.b_block_n)};
+  RunInfo run{command, utc_now_iso(), query_gpu(),
+              references(b.jobs, true, b.options.block_scales, b.options.b_block_n)};
   if (b.options.groups > 0 || b.options.problems) {
     run.reference = "cuBLAS's grouped GEMM cublasGemmGroupedBatchedEx_64, a group per GEMM, with the types of " +
                     run.reference;

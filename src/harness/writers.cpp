@@ -126,9 +126,10 @@ std::string kernels_table(const std::vector<KernelInfo>& kernels, bool long_form
   std::string s = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}\n", "step", "name", w, "dtype", "tile", "cc",
                               "align", "notes");
   for (const KernelInfo& k : kernels) {
+    const std::string tile = fmt::format("{}x{}", k.tile_m, k.tile_n);
     std::string line = fmt::format("{:>4}  {:<{}}  {:<13} {:>7} {:>5} {:>5}  {}", fmt::format("{:02d}", k.ladder_step),
-                                   k.name, w, short_precisions_of(k), fmt::format("{}x{}", k.tile_m, k.tile_n), cc_of(k),
-                                   k.alignment, k.split_k ? "split-k" : "");
+                                   k.name, w, short_precisions_of(k), tile, cc_of(k), k.alignment,
+                                   k.split_k ? "split-k" : "");
     s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
     if (long_form) {
       s += fmt::format("      {}\n      accepts: {}{}{}{}\n", k.summary, k.constraints,
