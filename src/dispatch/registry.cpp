@@ -78,14 +78,13 @@ KernelEntry pipelined_tma(const char* name, const char* summary, double speed) {
   return e;
 }
 
-// The precisions a tensor-core kernel for inputs `ab` (B `b`) takes: C in the input type or FP32 (tf32: FP32;
-// FP8: bf16, f16 or FP32).
-std::vector<Precision> tensor_precisions(DType ab, DType b = DType::kF32) {
+// The precisions a tensor-core kernel for inputs `ab` (B `b` where it differs: Precision::b) takes: C in the
+// input type or FP32 (tf32: FP32; FP8: bf16, f16 or FP32).
+std::vector<Precision> tensor_precisions(DType ab, std::optional<DType> b = std::nullopt) {
   if (ab == DType::kF32) return {{DType::kF32, DType::kF32, Compute::kTF32}};
   if (is_fp8(ab)) {
-    const std::optional<DType> other = is_fp8(b) && b != ab ? std::optional<DType>(b) : std::nullopt;
-    return {{ab, DType::kBF16, Compute::kF32, other}, {ab, DType::kF16, Compute::kF32, other},
-            {ab, DType::kF32, Compute::kF32, other}};
+    return {{ab, DType::kBF16, Compute::kF32, b}, {ab, DType::kF16, Compute::kF32, b},
+            {ab, DType::kF32, Compute::kF32, b}};
   }
   return {{ab, ab, Compute::kF32}, {ab, DType::kF32, Compute::kF32}};
 }
@@ -120,12 +119,13 @@ KernelEntry mma(const char* name, const char* summary, double speed = 1.0) {
 }
 
 // One Hopper step for one input type (sm_90a code: compute capability 9.0 only).
-// persistent: the grid walks the tiles (steps 13-15 always).
+// persistent: the grid walks the tiles (steps 13-15 always). b: B's type where it differs (FP8).
 // Resident: a persistent kernel's clusters that run at once.
 template <impl::LaunchFn Launch, class Cfg, impl::ResidentFn Resident = nullptr>
-KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bool persistent = false) {
+KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bool persistent = false,
+                   std::optional<DType> b = std::nullopt) {
   constexpr int kSm90 = 90;
-  KernelInfo info{name, step, summary, tensor_precisions(ab), kSm90, int(16 / size_of(ab)), 1, kTma,
+  KernelInfo info{name, step, summary, tensor_precisions(ab, b), kSm90, int(16 / size_of(ab)), 1, kTma,
                   Cfg::kBM, Cfg::kBN};
   info.max_compute_capability = kSm90;
   KernelEntry e{info, Launch, 1, persistent || step >= 13, Cfg::kCluster, Cfg::kSpeed, step == 15, impl::kSliceK};
@@ -146,9 +146,9 @@ KernelEntry hopper(const char* name, int step, DType ab, const char* summary, bo
 // BB: B's type where it is not AB's (FP8).
 template <class Cfg, DType AB, DType BB = AB>
 KernelEntry cluster(const char* name, int step, const char* summary) {
+  const std::optional<DType> b = BB != AB ? std::optional<DType>(BB) : std::nullopt;
   KernelEntry e = hopper<impl::launch_cluster<Cfg, AB, BB>, Cfg, impl::resident_cluster<Cfg, AB, BB>>(name, step, AB,
-                                                                                                      summary);
-  e.info.precisions = tensor_precisions(AB, BB);
+                                                                                                      summary, false, b);
   e.fused_epilogue = AB == DType::kF16 || AB == DType::kBF16;
   return e;
 }
