@@ -171,8 +171,8 @@ LaunchPlan plan_small_m_mma(const KernelEntry& e, const GemmArgs& a, int sms) {
   }
   const int64_t slices = ceil_div(a.k, e.k_slice);
   const int64_t most = std::min({impl::kMaxSplits, slices, parts_that_fit(a.m, a.n)});
-  const double whole = double(ceil_div(blocks, slots)) * (double(slices) + impl::kSmallMmaBlockSlices);
-  double split = 0.0;
+  double whole = 0.0, split = 0.0;  // k whole; the best parts
+  wave_parts(blocks, slots, slices, 1, impl::kSmallMmaBlockSlices, &whole);
   const int64_t best = wave_parts(blocks, slots, slices, most, impl::kSmallMmaBlockSlices, &split);
   if (10 * split < 9 * whole && take_small_m_parts(&p, e, a, best)) p.arrival_flags = blocks;
   return p;
