@@ -107,10 +107,11 @@ std::string precisions_of(const KernelInfo& k) {
 std::string short_precisions_of(const KernelInfo& k) {
   std::string types, inputs;
   for (const Precision& p : k.precisions) {
-    const std::string name = to_string(p), in = name.substr(0, name.find(':'));
-    const bool same = name.find(':') != std::string::npos && in == inputs;
-    types += same ? "/" + name.substr(name.find(':') + 1) : (types.empty() ? "" : ",") + name;
-    if (name.find(':') != std::string::npos) inputs = in;
+    const std::string name = to_string(p);
+    const size_t colon = name.find(':');
+    const std::string in = colon == std::string::npos ? "" : name.substr(0, colon);  // none: no C type named
+    types += !in.empty() && in == inputs ? "/" + name.substr(colon + 1) : (types.empty() ? "" : ",") + name;
+    inputs = in.empty() ? inputs : in;
   }
   return types;
 }
