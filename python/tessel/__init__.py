@@ -335,12 +335,12 @@ def _block_scales(block_scales, a, b):
     kb = (k + 127) // 128
     # b's scales per 128 x 128 block, or per column (1 x 128 blocks: the weight-gradient form)
     columns = 1 if isinstance(sb, torch.Tensor) and tuple(sb.shape) == (n, kb) else 128
-    for t, name, shape in ((sa, "block_scales[0]", (m, kb)), (sb, "block_scales[1]", ((n + 127) // 128, kb))):
+    expected = ((sa, "block_scales[0]", [(m, kb)]), (sb, "block_scales[1]", [((n + 127) // 128, kb), (n, kb)]))
+    for t, name, shapes in expected:
         if not isinstance(t, torch.Tensor) or t.dtype != torch.float32 or t.device != a.device:
             raise TypeError(f"{name} must be a float32 torch tensor on {a.device}")
-        if tuple(t.shape) != shape and not (t is sb and columns == 1):
-            alternative = f" or {(n, kb)}" if t is sb else ""
-            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {shape}{alternative}")
+        if tuple(t.shape) not in shapes:
+            raise ValueError(f"{name} has shape {tuple(t.shape)}, not {' or '.join(str(s) for s in shapes)}")
     return ((sa.data_ptr(), sa.stride(0), sa.stride(1)), (sb.data_ptr(), sb.stride(0), sb.stride(1), columns))
 
 
