@@ -45,12 +45,10 @@ template <>
 struct CudaType<DType::kE5M2> { using type = __nv_fp8_e5m2; };
 
 // A kernel's input type where A and B differ (FP8: one of each format): one
-// byte, as either is; A and B name the two types.
+// byte, as either is; InputTypes names the two types.
 template <class TA, class TB>
 struct InputPair {
   unsigned char x;
-  using A = TA;
-  using B = TB;
 };
 // The element types of A and B of a kernel's input type T (T itself unless an InputPair).
 template <class T>

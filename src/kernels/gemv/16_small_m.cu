@@ -351,10 +351,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
           const unsigned char* at = ring + ((step % S * kRows + r) * kThreads + threadIdx.x) * 16;
-          const uint4 raw = *reinterpret_cast<const uint4*>(at);
-          const T* e = reinterpret_cast<const T*>(&raw);
-#pragma unroll
-          for (int x = 0; x < V; ++x) b[r][x] = device::to_float(e[x]);
+          load_b<true>(reinterpret_cast<const T*>(at), V, b[r]);
         }
         issue(step + S - 1);  // into the slot read at the last step
         ++step;

@@ -99,22 +99,22 @@ struct SliceScales {
   }
 };
 
-// acc += part (a slice's partial sums) times the slice's scales: the rows' and, per column, each column's
-// (SliceScales::columns; unread otherwise).
-template <bool PerColumn, int N>
+// acc += part (a slice's partial sums) times the slice's scales of the thread's two rows.
+template <int N>
+__device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N], float2 rows) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? rows.y : rows.x);
+}
+// The same times each column's scale too (SliceScales::columns).
+template <int N>
 __device__ __forceinline__ void add_promoted(float* acc, const float (&part)[N], float2 rows,
                                              const float (&cols)[N / 2]) {
-  if constexpr (PerColumn) {
 #pragma unroll
-    for (int j = 0; j < N / 4; ++j) {
-      acc[4 * j] += part[4 * j] * (rows.x * cols[2 * j]);
-      acc[4 * j + 1] += part[4 * j + 1] * (rows.x * cols[2 * j + 1]);
-      acc[4 * j + 2] += part[4 * j + 2] * (rows.y * cols[2 * j]);
-      acc[4 * j + 3] += part[4 * j + 3] * (rows.y * cols[2 * j + 1]);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < N; ++i) acc[i] += part[i] * ((i / 2) % 2 ? rows.y : rows.x);
+  for (int j = 0; j < N / 4; ++j) {
+    acc[4 * j] += part[4 * j] * (rows.x * cols[2 * j]);
+    acc[4 * j + 1] += part[4 * j + 1] * (rows.x * cols[2 * j + 1]);
+    acc[4 * j + 2] += part[4 * j + 2] * (rows.y * cols[2 * j]);
+    acc[4 * j + 3] += part[4 * j + 3] * (rows.y * cols[2 * j + 1]);
   }
 }
 
@@ -164,8 +164,7 @@ __device__ __forceinline__ void consume_tile_overlapped(float (&acc)[N], const S
   auto promote = [&](float (&part)[N], int stage) {
     sm90::fence_acc(part);
     if (signals) release_stage(smem, stage);
-    float cols[N / 2];  // unread: no scales per column here
-    add_promoted<false>(acc, part, scale, cols);
+    add_promoted(acc, part, scale);
     scale = next_scale;
     if (kt < slices) next_scale = scales.at(kt);
   };
@@ -239,7 +238,11 @@ __device__ __forceinline__ void consume_tile(float (&acc)[N], const Sm90Smem<Ops
           sm90::wgmma_wait<0>();
           sm90::fence_acc(part);
           if (piece == kPieces - 1 && signals) release(ring.stage);
-          add_promoted<Scales::kPerColumn>(acc + kPart * piece, part, scale, cols);
+          if constexpr (Scales::kPerColumn) {
+            add_promoted(acc + kPart * piece, part, scale, cols);
+          } else {
+            add_promoted(acc + kPart * piece, part, scale);
+          }
         }
       } else {
         if constexpr (A::kRegisters && Ops::kConsumers == 1) {  // two sets: one loads while the other is read
