@@ -115,6 +115,14 @@ constexpr int64_t kTf32SwapDepthQuarters = 3;  // k >= m * 3 / 4
 // 4096-28672 x 2048-14336, 0.31-0.39x cuBLAS against 0.49-0.69x).
 constexpr int64_t kTf32CopyBMinM = 128;
 
+// ---- step 14 on single CTAs, k split (few_tiles_pay) ------------------------------
+
+// Single CTAs with a part of k each beat the cluster tiles (a pair's second CTA past m) and step 15's single
+// CTAs (the owner adds the hand-overs one after another) where the output has at most one 64 x 64 tile per
+// kSplitSoloSmsPerTile SMs (H200, bf16: 64 x 64 x 65536 0.69 -> 0.77 of cuBLAS); at one per 2 SMs step 15 won
+// (64 x 4096 x 4096: 0.75 against 0.89). tf32 has no single-CTA stream-K: one tile high or wide suffices there.
+constexpr int64_t kSplitSoloSmsPerTile = 4;
+
 // ---- step 16: small m ---------------------------------------------------------
 
 // The blocks an SM holds of the FP32 stream where the GPU cannot be asked (the kernel's occupancy

@@ -741,7 +741,7 @@ Status choose(const GemmArgs& a, const Device& d, const KernelEntry** chosen, bo
   }
   std::vector<const KernelEntry*> fitting;  // in registry order; each entry asked once
   for (const KernelEntry& e : registry()) {
-    if (e.info.auto_dispatch && auto_candidate(e, a) && fits(e)) fitting.push_back(&e);
+    if (e.info.auto_dispatch && auto_candidate(e, a, d.sms) && fits(e)) fitting.push_back(&e);
   }
   // A strided batch: the kernels that run it in one launch, where any can.
   const auto one_launch = [&](const KernelEntry* e) { return runs_batch(*e, a); };

@@ -84,7 +84,9 @@ void plan_persistent_split(const KernelEntry& e, int64_t m, int64_t n, int64_t k
                            LaunchPlan* p, int64_t* time) {
   const impl::ClusterUnits cu(m, n, e.info.tile_m, e.info.tile_n, e.cluster);
   const int64_t rows = cu.along_m * e.cluster * e.info.tile_m;
-  const int64_t most = std::min(impl::kMaxSplits, std::max<int64_t>(1, slices / impl::kMinPartSlices));
+  // Up to a part per cluster where that is more than kMaxSplits (132 single CTAs on one 64 x 64 tile).
+  const int64_t most = std::min(std::max<int64_t>(impl::kMaxSplits, p->clusters),
+                                std::max<int64_t>(1, slices / impl::kMinPartSlices));
   const int64_t deep = std::min(most, ceil_div(k, impl::kMaxChainDepth));  // parts the chain bound asks for
   int64_t best = 1;
   for (int64_t s = 2; s <= most; ++s) {
@@ -319,6 +321,15 @@ bool tf32_copies_b_for_few_rows(const KernelEntry& e, const GemmArgs& a) {
          !impl::problems(a);
 }
 
+// Step 14's single CTAs with k split (KernelEntry::few_tiles): a single matrix with few tiles, or for tf32
+// one tile high or wide (kSplitSoloSmsPerTile).
+bool few_tiles_pay(const KernelEntry& e, const GemmArgs& a, int sms) {
+  if (a.batch > 1 || impl::grouped(a) || impl::device_matrices(a)) return false;
+  const int64_t tiles = ceil_div(a.m, e.info.tile_m) * ceil_div(a.n, e.info.tile_n);
+  const bool tf32_one_row = a.precision.compute == Compute::kTF32 && std::min(a.m, a.n) <= e.info.tile_m;
+  return tiles * impl::kSplitSoloSmsPerTile <= sms || tf32_one_row;
+}
+
 }  // namespace
 
 bool swaps_operands(const KernelEntry& e, const GemmArgs& a) {
@@ -326,8 +337,9 @@ bool swaps_operands(const KernelEntry& e, const GemmArgs& a) {
                      4 * a.k >= impl::kTf32SwapDepthQuarters * a.m);
 }
 
-bool auto_candidate(const KernelEntry& e, const GemmArgs& a) {
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.auto_max_m > 0 && a.m > e.auto_max_m) return false;
+  if (e.few_tiles && !few_tiles_pay(e, a, sms)) return false;
   if (tf32_copies_b_for_few_rows(e, a)) return false;
   if (e.swaps) return swapped_tiles_pay(a);
   if (e.shallow_k) return shallow_k_pays(a);

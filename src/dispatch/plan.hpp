@@ -39,8 +39,9 @@ bool runs_batch(const KernelEntry& e, const GemmArgs& a);
 // tiles (kSmallMmaOpN*: few rows, deep k, wide n), and for tf32 with op N only;
 // step 16 on CUDA cores for FP32 where it measured faster (kSmallMFma*); the
 // tf32 wgmma kernels not where they would copy B transposed for few rows
-// (kTf32CopyBMinM).
-bool auto_candidate(const KernelEntry& e, const GemmArgs& a);
+// (kTf32CopyBMinM); step 14's single CTAs with k split where the output has few of their tiles
+// (kSplitSoloSmsPerTile) on `sms` SMs.
+bool auto_candidate(const KernelEntry& e, const GemmArgs& a, int sms);
 
 // tf32 on the wgmma kernels (K-major shared-memory operands only, but A may
 // come from registers, so op pairs (N, T) and (T, T) copy nothing): whether

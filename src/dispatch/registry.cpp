@@ -152,6 +152,15 @@ KernelEntry cluster(const char* name, int step, const char* summary) {
   e.fused_epilogue = AB == DType::kF16 || AB == DType::kBF16;
   return e;
 }
+// Step 14 on single CTAs (Cfg::kCluster 1) for outputs of few tiles: k split into parts, a part per SM where
+// the tiles are fewer than the SMs (plan_persistent_split), auto-dispatch's where few_tiles_pay says.
+template <class Cfg, DType AB>
+KernelEntry split_solo(const char* name, const char* summary) {
+  static_assert(Cfg::kCluster == 1, "single CTAs");
+  KernelEntry e = cluster<Cfg, AB>(name, 14, summary);
+  e.few_tiles = true;
+  return e;
+}
 // A kernel run by name only: auto-dispatch never picks it (the ping-pong tiles, slower than 128 x 256 per call).
 KernelEntry by_name(KernelEntry e) {
   e.info.auto_dispatch = false;
@@ -328,6 +337,10 @@ const std::vector<KernelEntry>& registry() {
       cluster<Cluster128x192, DType::kF32>("wgmma_cluster_tf32_128x192", 14, "step 14 tf32, 128x192 tiles"),
       cluster<Cluster128x128, DType::kF32>("wgmma_cluster_tf32_128x128", 14, "step 14 tf32, 128x128 tiles"),
       cluster<Cluster64x128, DType::kF32>("wgmma_cluster_tf32_64x128", 14, "step 14 tf32, 64x128 tiles"),
+      split_solo<Solo64x64, DType::kF16>("wgmma_f16_64x64_splitk", "step 14 on single CTAs, 64x64 tiles, k split "
+                                                                   "into parts (small outputs, deep k)"),
+      split_solo<Solo64x64, DType::kBF16>("wgmma_bf16_64x64_splitk", "wgmma_f16_64x64_splitk for bf16 inputs"),
+      split_solo<Solo64x64, DType::kF32>("wgmma_tf32_64x64_splitk", "wgmma_f16_64x64_splitk for f32 inputs as tf32"),
       stream_k<Cluster128x256, DType::kF16>("wgmma_cluster_f16_128x256_streamk",
                                             "step 14 with the last two waves' k-slices shared evenly (stream-K)"),
       stream_k<Cluster128x256, DType::kBF16>("wgmma_cluster_bf16_128x256_streamk", "step 15 for bf16 inputs"),

@@ -51,6 +51,7 @@ struct KernelEntry {
   bool small_m_mma = false;  // step 16 on tensor cores: plan_small_m splits k among a block's warps first
   bool swaps = false;        // runs every call swapped, Cᵀ = Bᵀ·Aᵀ (its tile and plan in that frame)
   bool shallow_k = false;    // step 18: auto-dispatch's where k is shallow (shallow_k_pays)
+  bool few_tiles = false;    // single CTAs splitting k: auto-dispatch's where the output has few tiles (few_tiles_pay)
 };
 
 // In ladder order.

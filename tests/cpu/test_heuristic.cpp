@@ -279,12 +279,20 @@ TEST(Heuristic, NoCandidatesNoChoice) {
 }
 
 // Steps 14 and 15 (persistent: estimated time), as auto-dispatch sees them on sm_90.
+tessel::GemmArgs call(tessel::DType ab, tessel::DType c, int64_t m, int64_t n, int64_t k) {
+  tessel::GemmArgs a;
+  a.precision = {ab, c, ab == tessel::DType::kF32 ? tessel::Compute::kTF32 : tessel::Compute::kF32};
+  a.m = m, a.n = n, a.k = k, a.lda = k, a.ldb = k, a.ldc = n, a.opB = tessel::Op::T;
+  return a;
+}
+
+// Auto-dispatch's choice among steps 14 and 15 for a bf16 call (x·Wᵀ).
 std::string pick_persistent(int64_t m, int64_t n, int64_t k, int sms = 132) {
   std::vector<const tessel::KernelEntry*> candidates;
+  const tessel::GemmArgs a = call(tessel::DType::kBF16, tessel::DType::kBF16, m, n, k);
   for (const auto& e : tessel::registry()) {
-    const bool rows = e.auto_max_m == 0 || m <= e.auto_max_m;  // as auto-dispatch's candidates
     const bool step = e.info.ladder_step == 14 || e.info.ladder_step == 15;
-    if (step && e.info.auto_dispatch && e.info.precisions[0].ab == tessel::DType::kBF16 && rows) {
+    if (step && e.info.auto_dispatch && e.info.precisions[0].ab == tessel::DType::kBF16 && auto_candidate(e, a, sms)) {
       candidates.push_back(&e);
     }
   }
@@ -309,8 +317,37 @@ TEST(Heuristic, SmallMStreamsOnSingleCtas) {
   for (int64_t m : {1, 16, 64}) EXPECT_EQ(pick_persistent(m, 18432, 7168), "wgmma_bf16_64x128_streamk") << m;
   EXPECT_EQ(pick_persistent(128, 18432, 7168), "wgmma_bf16_128x128_streamk");
   EXPECT_EQ(pick_persistent(512, 18432, 7168), "wgmma_cluster_bf16_128x256_streamk");
-  // A narrow weight (5 units): split-k's parallel sum beats one owner adding many hand-overs.
-  EXPECT_EQ(pick_persistent(16, 576, 7168), "wgmma_cluster_bf16_64x128");
+  // A narrow weight (9 tiles of 64x64): split-k's parallel sum beats one owner adding many hand-overs, and
+  // single CTAs leave no CTA of a pair past m.
+  EXPECT_EQ(pick_persistent(16, 576, 7168), "wgmma_bf16_64x64_splitk");
+}
+
+TEST(Heuristic, FewTilesSplitKOnSingleCtas) {
+  using namespace tessel;
+  // One 64x64 tile, k 65536 deep: a part of k on every SM (128 parts of 8 slices), summed in a fixed order.
+  EXPECT_EQ(pick_persistent(64, 64, 65536), "wgmma_bf16_64x64_splitk");
+  EXPECT_EQ(pick_persistent(256, 256, 8192), "wgmma_bf16_64x64_splitk");  // 16 tiles
+  const KernelEntry* e = find_entry("wgmma_bf16_64x64_splitk");
+  ASSERT_NE(e, nullptr);
+  const impl::LaunchPlan p = make_plan(*e, call(DType::kBF16, DType::kBF16, 64, 64, 65536), 132);
+  EXPECT_EQ(p.splits, 128);
+  EXPECT_EQ(p.k_per_split, 512);
+  // 64 tiles on 132 SMs: step 15's single CTAs, whole units in one wave; not a candidate.
+  EXPECT_FALSE(auto_candidate(*e, call(DType::kBF16, DType::kBF16, 64, 4096, 4096), 132));
+  EXPECT_EQ(pick_persistent(64, 4096, 4096), "wgmma_bf16_64x64_streamk");
+  // On a GPU of fewer SMs, fewer tiles qualify.
+  EXPECT_TRUE(auto_candidate(*e, call(DType::kBF16, DType::kBF16, 64, 2048, 7168), 132));
+  EXPECT_FALSE(auto_candidate(*e, call(DType::kBF16, DType::kBF16, 64, 2048, 7168), 100));
+  // tf32 (no single-CTA stream-K): wherever the output is one tile high or wide.
+  const KernelEntry* t = find_entry("wgmma_tf32_64x64_splitk");
+  ASSERT_NE(t, nullptr);
+  EXPECT_TRUE(auto_candidate(*t, call(DType::kF32, DType::kF32, 64, 8192, 8192), 132));
+  EXPECT_TRUE(auto_candidate(*t, call(DType::kF32, DType::kF32, 4096, 16, 65536), 132));
+  EXPECT_FALSE(auto_candidate(*t, call(DType::kF32, DType::kF32, 128, 8192, 8192), 132));
+  // A batch: whole units only, no parts to gain by.
+  GemmArgs batch = call(DType::kBF16, DType::kBF16, 64, 64, 65536);
+  batch.batch = 4, batch.stride_a = 64 * 65536, batch.stride_b = 64 * 65536, batch.stride_c = 64 * 64;
+  EXPECT_FALSE(auto_candidate(*e, batch, 132));
 }
 
 TEST(Heuristic, NarrowTilesFillOneWaveOfSingleCtas) {
@@ -349,13 +386,6 @@ TEST(Heuristic, StreamKSharesOnlyWhenItPays) {
 }  // namespace
 
 namespace {
-
-tessel::GemmArgs call(tessel::DType ab, tessel::DType c, int64_t m, int64_t n, int64_t k) {
-  tessel::GemmArgs a;
-  a.precision = {ab, c, ab == tessel::DType::kF32 ? tessel::Compute::kTF32 : tessel::Compute::kF32};
-  a.m = m, a.n = n, a.k = k, a.lda = k, a.ldb = k, a.ldc = n, a.opB = tessel::Op::T;
-  return a;
-}
 
 TEST(Heuristic, PersistentSplitKBoundsEveryAccumulationChain) {
   using namespace tessel;
@@ -707,7 +737,7 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
   ASSERT_NE(e, nullptr);
   auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
-    return auto_candidate(*e, with_b(DType::kBF16, m, n, k, op_b));
+    return auto_candidate(*e, with_b(DType::kBF16, m, n, k, op_b), 132);
   };
   EXPECT_TRUE(candidate(8, 28672, 8192, Op::N));
   EXPECT_FALSE(candidate(16, 28672, 8192, Op::N));  // the tiles won at m = 16
@@ -721,7 +751,7 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   {
     GemmArgs a = call(DType::kBF16, DType::kBF16, 1, 4096, 4096);
     a.opB = Op::N, a.ldb = 4100;  // rows not in 16-byte units: no TMA, so the stream
-    EXPECT_TRUE(auto_candidate(*e, a));
+    EXPECT_TRUE(auto_candidate(*e, a, 132));
   }
   // tf32: Hopper's swapped tiles where TMA reads the operands; where it does not, step 16 (with op T
   // the tiles would fall back to WMMA, with op N copy B transposed first); with op N at m <= 4 over
@@ -729,16 +759,16 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   const KernelEntry* tf32 = find_entry("gemv_mma_tf32_16x16_any");
   ASSERT_NE(tf32, nullptr);
   GemmArgs a = call(DType::kF32, DType::kF32, 16, 4096, 4096);
-  EXPECT_FALSE(auto_candidate(*tf32, a));
+  EXPECT_FALSE(auto_candidate(*tf32, a, 132));
   a.ldb = 4097;  // rows not in 16-byte units
-  EXPECT_TRUE(auto_candidate(*tf32, a));
+  EXPECT_TRUE(auto_candidate(*tf32, a, 132));
   a.opB = Op::N, a.ldb = a.n;
-  EXPECT_FALSE(auto_candidate(*tf32, a));
+  EXPECT_FALSE(auto_candidate(*tf32, a, 132));
   a.ldb = a.n + 1;
-  EXPECT_TRUE(auto_candidate(*tf32, a));
+  EXPECT_TRUE(auto_candidate(*tf32, a, 132));
   a = call(DType::kF32, DType::kF32, 4, 28672, 8192);
   a.opB = Op::N, a.ldb = a.n;
-  EXPECT_TRUE(auto_candidate(*tf32, a));
+  EXPECT_TRUE(auto_candidate(*tf32, a, 132));
 }
 
 // Hopper's swapped 64 x 16 tiles (Cᵀ = Bᵀ·Aᵀ) take 16-bit calls of m <= 16 with A op N, where TMA can
@@ -750,7 +780,7 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   ASSERT_NE(e, nullptr);
   EXPECT_TRUE(e->swaps && e->persistent && e->info.auto_dispatch);
   auto with = [](int64_t m, int64_t n, int64_t k, Op op_b) { return with_b(DType::kBF16, m, n, k, op_b); };
-  auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) { return auto_candidate(*e, with(m, n, k, op_b)); };
+  auto candidate = [&](int64_t m, int64_t n, int64_t k, Op op_b) { return auto_candidate(*e, with(m, n, k, op_b), 132); };
   EXPECT_TRUE(candidate(1, 4096, 4096, Op::N));
   EXPECT_TRUE(candidate(16, 16, 65536, Op::N));
   EXPECT_TRUE(candidate(4, 16384, 7168, Op::N));
@@ -765,22 +795,22 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   EXPECT_FALSE(candidate(16, 18432, 7168, Op::T));  // above 8 rows, wide
   GemmArgs a = with(4, 4096, 4096, Op::N);
   a.opA = Op::T, a.lda = a.m;  // A stored k x m: by name only (copied K-major first)
-  EXPECT_FALSE(auto_candidate(*e, a));
+  EXPECT_FALSE(auto_candidate(*e, a, 132));
   const impl::LaunchPlan copied = make_plan(*e, a, 132);
   EXPECT_TRUE(copied.copy_a && !copied.copy_b);
   a = with(4, 4096, 4096, Op::N);
   a.lda = 4100;  // rows not in 16-byte units: no TMA
-  EXPECT_FALSE(auto_candidate(*e, a));
+  EXPECT_FALSE(auto_candidate(*e, a, 132));
   a = with(4, 4096, 4096, Op::N);
   a.batch = 2, a.stride_a = 4 * 4096, a.stride_b = 4096 * 4096, a.stride_c = 4 * 4096;
-  EXPECT_FALSE(auto_candidate(*e, a));
+  EXPECT_FALSE(auto_candidate(*e, a, 132));
   a = with(4, 4096, 4096, Op::N);
   a.epilogue.activation = Activation::kRelu;
-  EXPECT_FALSE(auto_candidate(*e, a));
+  EXPECT_FALSE(auto_candidate(*e, a, 132));
   const KernelEntry* swap_tf32 = find_entry("wgmma_swap_tf32_64x16");
   ASSERT_NE(swap_tf32, nullptr);
   auto tf32 = [&](int64_t m, int64_t n, int64_t k, Op op_b) {
-    return auto_candidate(*swap_tf32, with_b(DType::kF32, m, n, k, op_b));
+    return auto_candidate(*swap_tf32, with_b(DType::kF32, m, n, k, op_b), 132);
   };
   EXPECT_TRUE(tf32(1, 576, 7168, Op::T));      // tf32: every width and depth with op T
   EXPECT_TRUE(tf32(16, 18432, 7168, Op::T));
@@ -788,7 +818,7 @@ TEST(Heuristic, SwappedTilesTakeDecodeWhereTheyPay) {
   EXPECT_FALSE(tf32(4, 14336, 4096, Op::N));   // op N, few rows, wide: step 16's stream
   GemmArgs f32 = call(DType::kF32, DType::kF32, 4, 4096, 4096);
   f32.precision.compute = Compute::kF32;       // FP32 multiply-adds: not on tensor cores
-  EXPECT_FALSE(auto_candidate(*swap_tf32, f32));
+  EXPECT_FALSE(auto_candidate(*swap_tf32, f32, 132));
   // Planned as the swapped call: k split as for (n, m) on the same kernel.
   a = with(4, 4096, 4096, Op::N);
   EXPECT_TRUE(swaps_operands(*e, a));
@@ -813,7 +843,7 @@ TEST(Heuristic, ShallowKWritesFp32COnCudaCores) {
     return a;
   };
   auto takes = [&](DType ab, DType c, Compute compute, int64_t m, int64_t n, int64_t k) {
-    return auto_candidate(*e, with(ab, c, compute, m, n, k));
+    return auto_candidate(*e, with(ab, c, compute, m, n, k), 132);
   };
   EXPECT_TRUE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 16));
   EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 17));
@@ -829,7 +859,7 @@ TEST(Heuristic, ShallowKWritesFp32COnCudaCores) {
   EXPECT_FALSE(takes(DType::kF32, DType::kF32, Compute::kF32, 4096, 32, 4));      // few columns
   GemmArgs batch = with(DType::kF32, DType::kF32, Compute::kF32, 4096, 4096, 4);
   batch.batch = 2, batch.stride_a = 4 * 4096, batch.stride_b = 4 * 4096, batch.stride_c = 4096 * 4096;
-  EXPECT_FALSE(auto_candidate(*e, batch));
+  EXPECT_FALSE(auto_candidate(*e, batch, 132));
   EXPECT_FALSE(e->info.batched || e->info.grouped || e->info.pointer_array);
   const impl::LaunchPlan p = make_plan(*e, with(DType::kF32, DType::kF32, Compute::kF32, 8192, 8192, 4), 132);
   EXPECT_EQ(p.clusters, 132 * impl::kShallowBlocksPerSm);
@@ -865,7 +895,7 @@ TEST(Heuristic, Tf32TilesSwapOrCopyOnlyBNotTransposed) {
     EXPECT_EQ(p.copy_b, w.copy_b) << w.m << " " << w.k;
     EXPECT_TRUE(p.round_tf32);
     EXPECT_EQ(swaps_operands(*e, a), w.swap) << w.m << " " << w.k;
-    EXPECT_EQ(auto_candidate(*e, a), !(w.copy_b && w.m <= 128)) << w.m << " " << w.k;  // B copied for few rows
+    EXPECT_EQ(auto_candidate(*e, a, 132), !(w.copy_b && w.m <= 128)) << w.m << " " << w.k;  // B copied for few rows
     if (w.swap) {  // the schedule of the call with m and n swapped
       const impl::LaunchPlan q = make_plan(*e, with_ops(4096, w.m, w.k, Op::N, Op::T), 132);
       EXPECT_EQ(p.splits, q.splits);
@@ -944,7 +974,7 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   auto candidate = [&](Compute compute, int64_t m, int64_t n, int64_t k, Op op_b) {
     GemmArgs a = with_b(DType::kF32, m, n, k, op_b);
     a.precision.compute = compute;
-    return auto_candidate(*e, a);
+    return auto_candidate(*e, a, 132);
   };
   EXPECT_TRUE(candidate(Compute::kF32, 1, 576, 7168, Op::T));
   EXPECT_TRUE(candidate(Compute::kF32, 8, 4096, 4096, Op::T));

@@ -175,13 +175,16 @@ TEST_F(Api, AutoDispatchPicksByPrecision) {
   tessel::GemmArgs a{Op::N, Op::N, 256, 256, 256, 1.0f, A.get(), 256, B.get(), 256, 0.0f, C.get(), 256, {}};
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   EXPECT_EQ(tessel::find_kernel(name)->ladder_step, 8) << name;
+  auto top = [](const std::string& kernel) { return tessel::find_kernel(kernel)->ladder_step; };
   a.precision = *tessel::parse_precision("tf32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
-  EXPECT_EQ(name.rfind(hopper() ? "wgmma_cluster_tf32_" : "mma_tf32_", 0), 0u) << name;
+  // On Hopper: step 14's tf32 tiles (16 tiles of 64 x 64: on single CTAs, k split).
+  EXPECT_EQ(hopper() ? top(name) == 14 && name.find("_tf32_") != std::string::npos : name.rfind("mma_tf32_", 0) == 0,
+            true)
+      << name;
   a.precision = *tessel::parse_precision("bf16:f32");
   ASSERT_TRUE(tessel::select_kernel(a, &name).ok());
   // On Hopper: steps 14 or 15 (whichever the estimate prefers for the shape).
-  auto top = [](const std::string& kernel) { return tessel::find_kernel(kernel)->ladder_step; };
   EXPECT_EQ(hopper() ? top(name) >= 14 : name.rfind("mma_bf16_", 0) == 0, true) << name;
   EXPECT_NE(name.find("bf16"), std::string::npos) << name;
   a.precision = *tessel::parse_precision("f16");

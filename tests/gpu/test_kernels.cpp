@@ -391,7 +391,8 @@ TEST_P(SplitKTest, PartsAddUp) {
 INSTANTIATE_TEST_SUITE_P(Hopper, SplitKTest,
                          ::testing::Values("wgmma_cluster_tf32_64x128@tf32", "wgmma_cluster_bf16_128x256@bf16:f32",
                                            "wgmma_cluster_f16_128x128@f16", "wgmma_cluster_bf16_128x192@bf16",
-                                           "auto@tf32", "auto@bf16:f32"),
+                                           "wgmma_bf16_64x64_splitk@bf16", "wgmma_f16_64x64_splitk@f16:f32",
+                                           "wgmma_tf32_64x64_splitk@tf32", "auto@tf32", "auto@bf16:f32"),
                          [](const auto& info) { return safe(info.param); });
 
 // Step 08's stream-K kernels share k-slices where their plans say that pays,
