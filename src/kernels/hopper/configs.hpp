@@ -93,7 +93,8 @@ using Solo128x128 = ClusterConfig<128, 128, 6, 85, 1>;
 // 64 x 64 tiles, 12 stages (192 KiB in flight per SM): twice the units of
 // 64 x 128, so that a few hundred rows of a narrow weight fill one wave of
 // single CTAs without sharing; up to 512 rows (each row tile reads B's slices
-// again, mostly from L2).
+// again, mostly from L2). Step 14 takes the same tiles for outputs of few tiles, k split into a part per SM
+// (14_cluster_solo_64x64.cu).
 using Solo64x64 = ClusterConfig<64, 64, 12, 60, 1, 512>;
 // Step 16 on Hopper for few rows (decode): the call swapped, Cᵀ = Bᵀ·Aᵀ, so
 // that the weight fills the tile's 64 rows and the call's m <= 16 rows are its
