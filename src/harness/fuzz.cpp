@@ -136,7 +136,9 @@ class Worker {
         all.push_back(p);
       }
     }
-    c.precision = all[gen_() % all.size()];
+    const std::vector<std::vector<Precision>> families = precision_families(all);
+    const std::vector<Precision>& family = families[gen_() % families.size()];
+    c.precision = family[gen_() % family.size()];
     c.kernel = kAuto;
     if (!auto_only && gen_() % 2 == 0) {
       std::vector<const KernelInfo*> takers;
@@ -386,6 +388,20 @@ class Worker {
 };
 
 }  // namespace
+
+std::vector<std::vector<Precision>> precision_families(const std::vector<Precision>& precisions) {
+  std::vector<std::vector<Precision>> families;
+  const auto same_inputs = [](const Precision& a, const Precision& b) {
+    return is_fp8(a.ab) ? is_fp8(b.ab) : a.ab == b.ab && a.compute == b.compute;
+  };
+  for (const Precision& p : precisions) {
+    const auto it = std::find_if(families.begin(), families.end(),
+                                 [&](const std::vector<Precision>& f) { return same_inputs(f.front(), p); });
+    if (it == families.end()) families.push_back({p});
+    else it->push_back(p);
+  }
+  return families;
+}
 
 FuzzReport run_fuzz(const FuzzOptions& options, std::ostream& log) {
   Shared shared(options, log);

@@ -6,6 +6,8 @@
 // reproducer.
 #pragma once
 
+#include <tessel/tessel.hpp>
+
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -30,5 +32,9 @@ struct FuzzReport {
 };
 
 FuzzReport run_fuzz(const FuzzOptions& options, std::ostream& log);
+
+// The precisions grouped by their inputs (FP32, tf32, f16, bf16; every FP8 pair one family), in first-seen order:
+// the fuzz tester draws a family, then one of its precisions, so that FP8's many pairs do not crowd out the rest.
+std::vector<std::vector<Precision>> precision_families(const std::vector<Precision>& precisions);
 
 }  // namespace tessel::harness
