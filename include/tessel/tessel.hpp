@@ -87,7 +87,7 @@ struct Precision {
   DType ab = DType::kF32;  // A, and B unless b says otherwise
   DType c = DType::kF32;   // C, read (beta != 0) and written
   Compute compute = Compute::kF32;
-  std::optional<DType> b;  // B where it is not ab's type (FP8 only: the other FP8 type)
+  std::optional<DType> b = std::nullopt;  // B where it is not ab's type (FP8 only: the other FP8 type)
   DType b_type() const { return b.value_or(ab); }
   bool operator==(const Precision& o) const {
     return ab == o.ab && c == o.c && compute == o.compute && b_type() == o.b_type();
