@@ -211,7 +211,8 @@ struct SimtShape {
 };
 
 // Split-k cuts k into at most kMaxSplits parts of about kMinSplitDepth or
-// more; beyond its FMAs a part costs about kSplitPartCost of k-depth.
+// more (the persistent kernels: up to a part per cluster where those are more);
+// beyond its FMAs a part costs about kSplitPartCost of k-depth.
 constexpr int64_t kMinSplitDepth = 64;
 constexpr int64_t kMaxSplits = 64;
 constexpr int64_t kSplitPartCost = 32;
