@@ -112,6 +112,13 @@ class Worker {
     for (const KernelInfo& k : kernels()) {
       if (k.runs_on(query_gpu().compute_capability)) runnable_.push_back(k);
     }
+    std::vector<Precision> runnable;  // those this GPU has a kernel for (FP8: Hopper only)
+    for (const Precision& p : supported_precisions()) {
+      if (std::any_of(runnable_.begin(), runnable_.end(), [&](const KernelInfo& k) { return k.takes(p); })) {
+        runnable.push_back(p);
+      }
+    }
+    families_ = precision_families(runnable);
   }
   ~Worker() { cudaStreamDestroy(stream_); }
 
@@ -130,14 +137,7 @@ class Worker {
  private:
   VerifyCase random_case(bool auto_only) {
     VerifyCase c;
-    std::vector<Precision> all;  // those this GPU has a kernel for (FP8: Hopper only)
-    for (const Precision& p : supported_precisions()) {
-      if (std::any_of(runnable_.begin(), runnable_.end(), [&](const KernelInfo& k) { return k.takes(p); })) {
-        all.push_back(p);
-      }
-    }
-    const std::vector<std::vector<Precision>> families = precision_families(all);
-    const std::vector<Precision>& family = families[gen_() % families.size()];
+    const std::vector<Precision>& family = families_[gen_() % families_.size()];
     c.precision = family[gen_() % family.size()];
     c.kernel = kAuto;
     if (!auto_only && gen_() % 2 == 0) {
@@ -385,6 +385,7 @@ class Worker {
   cudaStream_t stream_ = nullptr;
   Cublas cublas_;
   std::vector<KernelInfo> runnable_;
+  std::vector<std::vector<Precision>> families_;  // the precisions runnable_ takes (precision_families)
 };
 
 }  // namespace
