@@ -374,25 +374,28 @@ cudaError_t launch_cluster(const GemmArgs& a, const LaunchPlan& plan, cudaStream
     return cudaErrorInvalidValue;
   } else if constexpr (sizeof(T) == 1) {  // the plan's copies made both operands K-major
     if (a.opA != Op::N || a.opB != Op::T) return cudaErrorInvalidValue;
+    // The kernel's 16-bit Out: f16 for f16 C, else bf16 (FP32 C included).
+    auto with_out = [&](auto blocks, auto columns) {
+      if (a.precision.c == DType::kF16) {
+        return launch_ops<Cfg, T, false, true, __half, blocks, columns>(a, plan, stream);
+      }
+      return launch_ops<Cfg, T, false, true, __nv_bfloat16, blocks, columns>(a, plan, stream);
+    };
     if (a.block_scales.any()) {
       if constexpr (kFp8BlockScales<Cfg>) {
-        const bool f16 = a.precision.c == DType::kF16;
         if (a.block_scales.b_block_n == 1) {  // B's scales per column: a kernel of their own
           if constexpr (kFp8ColumnScales<Cfg>) {
-            if (f16) return launch_ops<Cfg, T, false, true, __half, true, true>(a, plan, stream);
-            return launch_ops<Cfg, T, false, true, __nv_bfloat16, true, true>(a, plan, stream);
+            return with_out(std::true_type{}, std::true_type{});
           } else {
             return cudaErrorInvalidValue;  // the registry's fp8_column_scales keeps such calls away
           }
         }
-        if (f16) return launch_ops<Cfg, T, false, true, __half, true>(a, plan, stream);
-        return launch_ops<Cfg, T, false, true, __nv_bfloat16, true>(a, plan, stream);
+        return with_out(std::true_type{}, std::false_type{});
       } else {
         return cudaErrorInvalidValue;  // the registry's fp8_block_scales keeps such calls away
       }
     }
-    if (a.precision.c == DType::kF16) return launch_ops<Cfg, T, false, true, __half>(a, plan, stream);
-    return launch_ops<Cfg, T, false, true, __nv_bfloat16>(a, plan, stream);
+    return with_out(std::false_type{}, std::false_type{});
   } else {
     return device::with_ops(a.opA, a.opB, [&](auto ta, auto tb) { return launch_ops<Cfg, T, ta, tb>(a, plan, stream); });
   }
