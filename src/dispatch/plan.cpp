@@ -265,8 +265,14 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 
 namespace {
 
-// Step 16 on CUDA cores (FP32 multiply-adds) for an FP32 call: where it measured faster than the tiles.
+// Step 16 on CUDA cores (FP32 multiply-adds): for an FP32 call where it measured faster than the tiles; for
+// tf32 with op T where the operands' rows are not in 16-byte units, where it measured faster than step 16
+// on tensor cores (the tiles would copy them first).
 bool fp32_stream_pays(const GemmArgs& a) {
+  if (a.precision.compute == Compute::kTF32) {
+    return a.opB == Op::T && !(impl::in_16_byte_units(a.A, a.lda, 4) && impl::in_16_byte_units(a.B, a.ldb, 4));
+  }
+  if (a.precision.compute != Compute::kF32) return false;
   const int64_t weight = a.n * a.k;
   if (a.opB == Op::T) return a.m <= impl::kSmallMFmaOpTMaxM || weight >= impl::kSmallMFmaOpTMinWeight;
   return a.m <= impl::kSmallMFmaOpNMaxM || (a.k >= impl::kSmallMFmaOpNMinK && weight >= impl::kSmallMFmaOpNMinWeight);
@@ -286,15 +292,15 @@ bool swapped_tiles_pay(const GemmArgs& a) {
   return a.k >= impl::kSwapOpTMinK && a.n >= impl::kSwapOpTMinN;
 }
 
-// Step 16 on tensor cores: with 16-bit B where it measured faster than the wgmma tiles (and Hopper's
-// swapped tiles do not take the call).
-// tf32: with op N the tiles copy all of B transposed first; with op T they measured faster where the
-// operands' rows are in 16-byte units (else WMMA ran, far slower).
+// Step 16 on tensor cores: tf32 with op N (the tiles copy all of B transposed first; with op T the tiles,
+// or the FP32 stream where rows are not in 16-byte units); 16-bit inputs where the operands' rows are not
+// in 16-byte units (the tiles would copy them first, or WMMA run, far slower), else where it measured
+// faster than the wgmma tiles (and Hopper's swapped tiles do not take the call).
 bool small_mma_pays(const GemmArgs& a) {
   if (swapped_tiles_pay(a)) return false;
-  if (size_of(a.precision.ab) == 4) {
-    return a.opB == Op::N || !impl::in_16_byte_units(a.A, a.lda, 4) || !impl::in_16_byte_units(a.B, a.ldb, 4);
-  }
+  const size_t bytes = size_of(a.precision.ab);
+  if (bytes == 4) return a.opB == Op::N;
+  if (!impl::in_16_byte_units(a.A, a.lda, bytes) || !impl::in_16_byte_units(a.B, a.ldb, bytes)) return true;
   if (a.opB == Op::T) return a.m <= impl::kSmallMmaOneTileMaxM || a.n < impl::kSmallMmaOpTTwoTileMinN;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
@@ -344,7 +350,7 @@ bool auto_candidate(const KernelEntry& e, const GemmArgs& a, int sms) {
   if (e.swaps) return swapped_tiles_pay(a);
   if (e.shallow_k) return shallow_k_pays(a);
   if (e.small_m_mma) return small_mma_pays(a);
-  if (e.info.max_m > 0) return a.precision.compute == Compute::kF32 && fp32_stream_pays(a);  // the FP32 stream
+  if (e.info.max_m > 0) return fp32_stream_pays(a);  // the FP32 stream
   return true;
 }
 

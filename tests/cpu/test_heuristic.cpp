@@ -731,7 +731,7 @@ tessel::GemmArgs with_b(tessel::DType ab, int64_t m, int64_t n, int64_t k, tesse
 }
 
 // Auto-dispatch takes step 16 with B op N (stored k x n) only for few rows, deep k and wide n;
-// with op T at any m <= 16.
+// with op T at any m <= 16 below 6144 columns; at any m <= 16 where rows are not in 16-byte units.
 TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
   using namespace tessel;
   const KernelEntry* e = find_entry("gemv_mma_bf16_16x16_any");
@@ -752,20 +752,35 @@ TEST(Heuristic, SmallMWithBNotTransposedOnlyWhereItPays) {
     GemmArgs a = call(DType::kBF16, DType::kBF16, 1, 4096, 4096);
     a.opB = Op::N, a.ldb = 4100;  // rows not in 16-byte units: no TMA, so the stream
     EXPECT_TRUE(auto_candidate(*e, a, 132));
+    // Rows not in 16-byte units at any m <= 16 and any width: the tiles would copy them or run WMMA.
+    for (Op op_b : {Op::N, Op::T}) {
+      a = with_b(DType::kBF16, 16, 14337, 4097, op_b);
+      EXPECT_TRUE(auto_candidate(*e, a, 132));
+      a.lda = 4104, a.ldb = (a.ldb + 7) / 8 * 8;  // rows padded to 16-byte units: as above
+      EXPECT_FALSE(auto_candidate(*e, a, 132));
+    }
+    a = with_b(DType::kBF16, 16, 28672, 8192, Op::N);
+    a.lda = 8193;  // A's rows not in 16-byte units
+    EXPECT_TRUE(auto_candidate(*e, a, 132));
   }
-  // tf32: Hopper's swapped tiles where TMA reads the operands; where it does not, step 16 (with op T
-  // the tiles would fall back to WMMA, with op N copy B transposed first); with op N at m <= 4 over
-  // 14336 columns or more step 16 as well.
+  // tf32: Hopper's swapped tiles where TMA reads the operands; where it does not, with op T the FP32
+  // stream (the tiles would fall back to WMMA), with op N step 16 (the tiles would copy B transposed
+  // first); with op N at m <= 4 over 14336 columns or more step 16 as well.
   const KernelEntry* tf32 = find_entry("gemv_mma_tf32_16x16_any");
+  const KernelEntry* stream = find_entry("gemv_16x32_any");
   ASSERT_NE(tf32, nullptr);
+  ASSERT_NE(stream, nullptr);
   GemmArgs a = call(DType::kF32, DType::kF32, 16, 4096, 4096);
   EXPECT_FALSE(auto_candidate(*tf32, a, 132));
+  EXPECT_FALSE(auto_candidate(*stream, a, 132));
   a.ldb = 4097;  // rows not in 16-byte units
-  EXPECT_TRUE(auto_candidate(*tf32, a, 132));
+  EXPECT_FALSE(auto_candidate(*tf32, a, 132));
+  EXPECT_TRUE(auto_candidate(*stream, a, 132));
   a.opB = Op::N, a.ldb = a.n;
   EXPECT_FALSE(auto_candidate(*tf32, a, 132));
   a.ldb = a.n + 1;
   EXPECT_TRUE(auto_candidate(*tf32, a, 132));
+  EXPECT_FALSE(auto_candidate(*stream, a, 132));
   a = call(DType::kF32, DType::kF32, 4, 28672, 8192);
   a.opB = Op::N, a.ldb = a.n;
   EXPECT_TRUE(auto_candidate(*tf32, a, 132));
@@ -964,7 +979,8 @@ TEST(Heuristic, Step08DeepSplitsFillAWave) {
   EXPECT_LE(make_plan(*e, call(DType::kF32, DType::kF32, 64, 1536, 24576), 132).splits, impl::kMaxSplits);  // filled
 }
 
-// FP32 (not tf32) calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster.
+// FP32 calls take step 16 on CUDA cores where its FP32 multiply-adds measured faster; tf32 calls with op T
+// only where rows are not in 16-byte units.
 TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   using namespace tessel;
   const KernelEntry* e = find_entry("gemv_16x32_any");
@@ -989,6 +1005,9 @@ TEST(Heuristic, SmallMOnCudaCoresForFp32Only) {
   EXPECT_FALSE(candidate(Compute::kF32, 16, 7168, 576, Op::N));  // shallow k at m = 16: the tiles
   EXPECT_FALSE(candidate(Compute::kF32, 16, 16, 8192, Op::N));   // a small weight at m = 16
   EXPECT_FALSE(candidate(Compute::kTF32, 1, 576, 7168, Op::T));  // tf32 runs on tensor cores
+  GemmArgs odd = with_b(DType::kF32, 16, 4096, 4097, Op::T);      // but not on rows off 16-byte units, op T
+  odd.precision.compute = Compute::kTF32;
+  EXPECT_TRUE(auto_candidate(*e, odd, 132));
 }
 
 }  // namespace

@@ -33,19 +33,75 @@ namespace {
 
 constexpr int kWarps = kSmallMmaWarps;
 
-// N values of T (16 bytes: a uint4, 8: a uint2) from p, zeros past `valid`: one vector load
-// where the operands' rows are in 16-byte units (vec) and all N are valid, else element-wise.
+// N values of T: 16 bytes a uint4, 8 a uint2.
 template <int N, class T>
 using Pack = std::conditional_t<N * sizeof(T) == 16, uint4, uint2>;
-template <int N, class T>
-__device__ __forceinline__ Pack<N, T> load(const T* p, int64_t valid, bool vec) {
-  if (vec && valid >= N) return __ldg(reinterpret_cast<const Pack<N, T>*>(p));
-  Pack<N, T> out{};
+
+// How a kernel reads rows of A and B: in 16-byte units (both operands' rows are), or not, as pairs of
+// aligned packs shifted into place, or element by element.
+enum class Rows { kUnits, kPairs, kElements };
+
+// A pack in flight. As pairs: the one or two aligned packs that hold it and its offset, shifted into
+// place when it is used (in words, then half words for 16-bit T), so that a round's loads all stay in
+// flight as direct ones do.
+template <class P, class T, Rows R>
+struct Piece {
+  P lo;
+  __device__ __forceinline__ void set(const P& v) { lo = v; }
+  __device__ __forceinline__ P value() const { return lo; }
+};
+template <class P, class T>
+struct Piece<P, T, Rows::kPairs> {
+  static constexpr int kWords = sizeof(P) / 4;
+  P lo, hi;
+  int off;
+  __device__ __forceinline__ void set(const P& v) { lo = v, hi = P{}, off = 0; }
+  __device__ __forceinline__ void load(const T* p, int offset) {
+    const P* at = reinterpret_cast<const P*>(reinterpret_cast<const char*>(p) - offset);
+    lo = __ldg(at), hi = offset ? __ldg(at + 1) : P{}, off = offset;
+  }
+  __device__ __forceinline__ P value() const {
+    uint32_t w[2 * kWords];
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      w[i] = reinterpret_cast<const uint32_t*>(&lo)[i];
+      w[kWords + i] = reinterpret_cast<const uint32_t*>(&hi)[i];
+    }
+#pragma unroll
+    for (int s = 1; s < kWords; s *= 2) {
+      const bool on = off / 4 & s;
+#pragma unroll
+      for (int i = 0; i + s < 2 * kWords; ++i) w[i] = on ? w[i + s] : w[i];
+    }
+    P out;
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) {
+      reinterpret_cast<uint32_t*>(&out)[i] = sizeof(T) == 4 ? w[i] : __funnelshift_r(w[i], w[i + 1], 8 * (off % 4));
+    }
+    return out;
+  }
+};
+
+// N values of T from p into a piece, zeros past `valid`: one vector load in 16-byte units where all N
+// are valid; as pairs where all N are valid and the pair lies in the row (never past its end); else
+// element-wise.
+template <int N, Rows R, class T>
+__device__ __forceinline__ void load(Piece<Pack<N, T>, T, R>& piece, const T* p, int64_t valid) {
+  using P = Pack<N, T>;
+  if constexpr (R == Rows::kUnits) {
+    if (valid >= N) return piece.set(__ldg(reinterpret_cast<const P*>(p)));
+  } else if constexpr (R == Rows::kPairs) {
+    const int off = int(reinterpret_cast<uintptr_t>(p) % sizeof(P));
+    if (valid >= N && valid * int64_t(sizeof(T)) + off >= int64_t(off ? 2 * sizeof(P) : sizeof(P))) {
+      return piece.load(p, off);
+    }
+  }
+  P out{};
   T* e = reinterpret_cast<T*>(&out);
   for (int i = 0; i < N; ++i) {
     if (i < valid) e[i] = p[i];
   }
-  return out;
+  piece.set(out);
 }
 
 // The same N values of A's row when A is stored k x m (op T): element-wise, stride ld.
@@ -78,22 +134,27 @@ __device__ __forceinline__ uint32_t reg(const P& x, int j) {
 
 // One warp's share of a round: the loads of kUnroll steps, then their mma's into acc.
 // Tiles: 8-column mma tiles of A's rows (1: m <= 8, 2: m <= 16).
-template <class T, int Tiles, Op OpB>
+template <class T, int Tiles, Op OpB, bool Vec>
 struct Stream {
+  // Not in 16-byte units: pairs, but for FP32 rows with op N at m <= 8, where 4-byte loads measured faster.
+  static constexpr Rows kRows = Vec ? Rows::kUnits
+                                : sizeof(T) == 4 && OpB == Op::N && Tiles == 1 ? Rows::kElements
+                                                                               : Rows::kPairs;
   static constexpr int kStepK = small_mma_step_k(OpB, sizeof(T));
   static constexpr int kWide = 16 / int(sizeof(T));  // values of a 16-byte load
   static constexpr int kRun = OpB == Op::T ? kWide : small_mma_run(8 * Tiles, sizeof(T));  // values of B a load
   static constexpr int kSets = OpB == Op::T ? 1 : kRun;     // mma sets of 16 columns per step
   static constexpr int kBLoads = OpB == Op::T ? 2 : 8;      // loads of B per lane per step
   static constexpr int kAValues = OpB == Op::T ? kWide : 4;  // of A's row per lane per step
-  static constexpr int kUnroll = small_mma_unroll(8 * Tiles, OpB);
+  // Pairs hold twice the bytes in flight for a step: half the steps.
+  static constexpr int kUnroll = std::max(1, small_mma_unroll(8 * Tiles, OpB) / (kRows == Rows::kPairs ? 2 : 1));
   static constexpr int64_t kWarpColumns = small_mma_columns(kSmallMmaWarps, OpB, 8 * Tiles, sizeof(T));
 
-  Pack<kRun, T> b[kUnroll][kBLoads];
-  Pack<kAValues, T> a[kUnroll][Tiles];
+  Piece<Pack<kRun, T>, T, kRows> b[kUnroll][kBLoads];
+  Piece<Pack<kAValues, T>, T, kRows> a[kUnroll][Tiles];
 
   __device__ __forceinline__ void load_round(const device::TcParams<T>& p, int64_t s0, int k_groups, int64_t n0,
-                                             bool a_t, bool vec) {
+                                             bool a_t) {
     const int lane = threadIdx.x % 32, g = lane / 4, q = lane % 4;
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -102,14 +163,20 @@ struct Stream {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const int64_t row = n0 + 8 * h + g;
-          b[u][h] = row < p.n ? load<kRun>(p.B + row * p.ldb + k0, valid, vec) : Pack<kRun, T>{};
+          if (row < p.n) {
+            load<kRun>(b[u][h], p.B + row * p.ldb + k0, valid);
+          } else {
+            b[u][h].set({});
+          }
         }
-      } else if (vec && valid >= 4 && n0 + kWarpColumns <= p.n) {  // the warp's loads all whole: no branches
+      } else if (Vec && valid >= 4 && n0 + kWarpColumns <= p.n) {  // the warp's loads all whole: no branches
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const T* at = p.B + k0 * p.ldb + n0 + 8 * kRun * h + kRun * g;
 #pragma unroll
-          for (int r = 0; r < 4; ++r) b[u][4 * h + r] = __ldg(reinterpret_cast<const Pack<kRun, T>*>(at + r * p.ldb));
+          for (int r = 0; r < 4; ++r) {
+            b[u][4 * h + r].set(__ldg(reinterpret_cast<const Pack<kRun, T>*>(at + r * p.ldb)));
+          }
         }
       } else {
 #pragma unroll
@@ -117,17 +184,24 @@ struct Stream {
           const int64_t col = n0 + 8 * kRun * h + kRun * g;
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            b[u][4 * h + r] =
-                r < valid && col < p.n ? load<kRun>(p.B + (k0 + r) * p.ldb + col, p.n - col, vec) : Pack<kRun, T>{};
+            if (r < valid && col < p.n) {
+              load<kRun>(b[u][4 * h + r], p.B + (k0 + r) * p.ldb + col, p.n - col);
+            } else {
+              b[u][4 * h + r].set({});
+            }
           }
         }
       }
 #pragma unroll
       for (int t = 0; t < Tiles; ++t) {
         const int64_t row = 8 * t + g;
-        a[u][t] = row >= p.m ? Pack<kAValues, T>{}
-                  : a_t      ? load_strided<kAValues>(p.A + k0 * p.lda + row, p.lda, valid)
-                             : load<kAValues>(p.A + row * p.lda + k0, valid, vec);
+        if (row >= p.m) {
+          a[u][t].set({});
+        } else if (a_t) {
+          a[u][t].set(load_strided<kAValues>(p.A + k0 * p.lda + row, p.lda, valid));
+        } else {
+          load<kAValues>(a[u][t], p.A + row * p.lda + k0, valid);
+        }
       }
     }
   }
@@ -135,23 +209,29 @@ struct Stream {
   __device__ __forceinline__ void mma_round(float (&acc)[kSets][Tiles][4]) const {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
+      Pack<kRun, T> bu[kBLoads];
+      Pack<kAValues, T> au[Tiles];
+#pragma unroll
+      for (int i = 0; i < kBLoads; ++i) bu[i] = b[u][i].value();
+#pragma unroll
+      for (int t = 0; t < Tiles; ++t) au[t] = a[u][t].value();
       if constexpr (OpB == Op::T) {
         // Registers 0, 1 of the lane's 16 bytes as one mma's k-halves (16-bit: k-pairs 2q, 2q + 8;
         // tf32: q, q + 4); registers 2, 3 as the next's.
-        const uint4 &lo = b[u][0], &hi = b[u][1];
+        const uint4 &lo = bu[0], &hi = bu[1];
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           const uint32_t frag[4] = {reg<T>(lo, 2 * h), reg<T>(hi, 2 * h), reg<T>(lo, 2 * h + 1),
                                     reg<T>(hi, 2 * h + 1)};
 #pragma unroll
           for (int t = 0; t < Tiles; ++t) {
-            device::Mma<T>::run(acc[0][t], frag, reg<T>(a[u][t], 2 * h), reg<T>(a[u][t], 2 * h + 1));
+            device::Mma<T>::run(acc[0][t], frag, reg<T>(au[t], 2 * h), reg<T>(au[t], 2 * h + 1));
           }
         }
       } else if constexpr (sizeof(T) == 4) {
         // tf32: rows 4q, 4q + 1 as one mma's k q, q + 4; rows 4q + 2, 4q + 3 as the next's.
-        const Pack<kRun, T>* lo = b[u];
-        const Pack<kRun, T>* hi = b[u] + 4;
+        const Pack<kRun, T>* lo = bu;
+        const Pack<kRun, T>* hi = bu + 4;
 #pragma unroll
         for (int j = 0; j < kSets; ++j)
 #pragma unroll
@@ -160,19 +240,19 @@ struct Stream {
                                       reg<T>(hi[2 * h + 1], j)};
 #pragma unroll
             for (int t = 0; t < Tiles; ++t) {
-              device::Mma<T>::run(acc[j][t], frag, reg<T>(a[u][t], 2 * h), reg<T>(a[u][t], 2 * h + 1));
+              device::Mma<T>::run(acc[j][t], frag, reg<T>(au[t], 2 * h), reg<T>(au[t], 2 * h + 1));
             }
           }
       } else {
         // Rows 4q, 4q + 1 as the k-pair 2q; rows 4q + 2, 4q + 3 as 2q + 8.
-        const Pack<kRun, T>* lo = b[u];
-        const Pack<kRun, T>* hi = b[u] + 4;
+        const Pack<kRun, T>* lo = bu;
+        const Pack<kRun, T>* hi = bu + 4;
 #pragma unroll
         for (int j = 0; j < kSets; ++j) {
           const uint32_t frag[4] = {pair(lo[0], lo[1], j), pair(hi[0], hi[1], j), pair(lo[2], lo[3], j),
                                     pair(hi[2], hi[3], j)};
 #pragma unroll
-          for (int t = 0; t < Tiles; ++t) device::Mma<T>::run(acc[j][t], frag, a[u][t].x, a[u][t].y);
+          for (int t = 0; t < Tiles; ++t) device::Mma<T>::run(acc[j][t], frag, au[t].x, au[t].y);
         }
       }
     }
@@ -181,10 +261,10 @@ struct Stream {
 
 // Warp w takes k-steps w % k_groups, + k_groups, ... of its block's columns
 // (small_mma_columns: kWarps / k_groups column groups of one warp's columns).
-template <class T, int Tiles, Op OpB>
+template <class T, int Tiles, Op OpB, bool Vec>
 __global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB))
-    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, bool vec, device::PartSum<T> sum) {
-  using S = Stream<T, Tiles, OpB>;
+    small_m_mma_kernel(device::TcParams<T> p, KPart part, bool a_t, int k_groups, device::PartSum<T> sum) {
+  using S = Stream<T, Tiles, OpB, Vec>;
   constexpr int kWarpColumns = S::kWarpColumns;
   __shared__ float sums[kWarps][Tiles][4][32];
   device::take_part(p, part, a_t, OpB == Op::T);
@@ -196,7 +276,7 @@ __global__ void __launch_bounds__(kWarps * 32, small_mma_resident(8 * Tiles, OpB
   float acc[S::kSets][Tiles][4] = {};
   for (int64_t s0 = warp % k_groups; s0 < steps; s0 += int64_t(k_groups) * S::kUnroll) {
     S stream;
-    stream.load_round(p, s0, k_groups, n0, a_t, vec);
+    stream.load_round(p, s0, k_groups, n0, a_t);
     stream.mma_round(acc);
   }
   // Per mma set and column group: accumulator r of tile t of lane l, summed over the group's
@@ -231,7 +311,8 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   using T = typename device::CudaType<AB>::type;
   if (a.precision.ab != AB || a.m > kSmallMMaxM) return cudaErrorInvalidValue;
   const bool a_t = a.opA == Op::T;
-  // 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole slices).
+  // Direct 16-byte loads where both operands' rows are in 16-byte units (split-k parts start on whole
+  // slices), shifted aligned pairs of them otherwise.
   const bool vec = in_16_byte_units(a.A, a.lda, sizeof(T)) && in_16_byte_units(a.B, a.ldb, sizeof(T));
   GemmArgs out;
   if (cudaError_t err = split_parts_output(a, plan, stream, &out); err != cudaSuccess) return err;
@@ -244,11 +325,17 @@ cudaError_t launch_small_m_mma(const GemmArgs& a, const LaunchPlan& plan, cudaSt
   const device::TcParams<T> p = device::tc_params<T>(out);
   const dim3 grid(unsigned(device::ceil_div(a.n, small_mma_columns(plan.k_groups, a.opB, a.m, sizeof(T)))),
                   unsigned(plan.splits > 1 ? plan.splits : 1));
-  const auto go = [&](auto kernel) {
-    return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, vec, sum);
+  const auto go = [&](auto aligned) {
+    constexpr bool kVec = decltype(aligned)::value;
+    const auto run = [&](auto kernel) {
+      return device::launch(kernel, grid, kWarps * 32, 0, stream, p, part, a_t, plan.k_groups, sum);
+    };
+    if (a.opB == Op::T) {
+      return a.m <= 8 ? run(small_m_mma_kernel<T, 1, Op::T, kVec>) : run(small_m_mma_kernel<T, 2, Op::T, kVec>);
+    }
+    return a.m <= 8 ? run(small_m_mma_kernel<T, 1, Op::N, kVec>) : run(small_m_mma_kernel<T, 2, Op::N, kVec>);
   };
-  if (a.opB == Op::T) return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::T>) : go(small_m_mma_kernel<T, 2, Op::T>);
-  return a.m <= 8 ? go(small_m_mma_kernel<T, 1, Op::N>) : go(small_m_mma_kernel<T, 2, Op::N>);
+  return vec ? go(std::true_type{}) : go(std::false_type{});
 }
 
 template cudaError_t launch_small_m_mma<DType::kF32>(const GemmArgs&, const LaunchPlan&, cudaStream_t);
