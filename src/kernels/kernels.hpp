@@ -115,7 +115,7 @@ cudaError_t resident_small_m(Op op_b, int64_t m, bool vec, bool arrive, int* blo
 // kSmallMmaWarps warps, each taking small_mma_columns(kSmallMmaWarps, op B, m,
 // element bytes) columns of C (16 with B op T; with op N 16 per value of B a
 // lane loads from a row, small_mma_run) and small_mma_unroll k-steps' loads at
-// a time; the plan splits k among LaunchPlan::k_groups of a block's warps (the
+// a time (half as many where rows not in 16-byte units are loaded in pairs); the plan splits k among LaunchPlan::k_groups of a block's warps (the
 // others take more columns) and, where blocks are few, across blocks in parts
 // of whole kSmallMmaSliceK.
 constexpr int kSmallMmaWarps = 8;

@@ -20,7 +20,8 @@
 //    order; k is split across blocks where blocks are few: each part stores its
 //    FP32 sums, and the last part of a column block to arrive adds them all in
 //    part order into C (one launch, the same sum whichever part comes last).
-// Any alignment (element-wise loads where rows are not in 16-byte units).
+// Any alignment: where rows are not in 16-byte units each load is the pair of aligned loads that holds
+// it, shifted into place (Rows).
 #include "device/common.cuh"
 #include "device/mma.cuh"
 #include "device/part_sum.cuh"
