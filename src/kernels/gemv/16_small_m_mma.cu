@@ -179,6 +179,15 @@ struct Stream {
             b[u][4 * h + r].set(__ldg(reinterpret_cast<const Pack<kRun, T>*>(at + r * p.ldb)));
           }
         }
+      } else if (kRows == Rows::kPairs && valid >= 4 && n0 + kWarpColumns + kRun <= p.n) {
+        // Every pair in its row (two runs' worth of values after each run's start): no checks per load.
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            load<kRun>(b[u][4 * h + r], p.B + (k0 + r) * p.ldb + n0 + 8 * kRun * h + kRun * g, 2 * kRun);
+          }
+        }
       } else {
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
