@@ -165,7 +165,8 @@ INSTANTIATE_TEST_SUITE_P(Ladder, HugeGridTest, ::testing::ValuesIn(jobs()),
 // to be split (and not a multiple of the staged chunk), n not a multiple of a
 // block's columns, every op pair, beta = 0 over NaN and a general alpha/beta;
 // the kernels of any alignment also with odd leading dimensions and operands
-// that start one element past 16 bytes.
+// that start one element past 16 bytes (n = 301: whole warps of rows that start
+// at every offset, and a last warp short of n).
 class SmallMTest : public GpuTestWithParam<std::string> {};
 
 TEST_P(SmallMTest, DecodeShapes) {
@@ -176,7 +177,7 @@ TEST_P(SmallMTest, DecodeShapes) {
   const bool any_alignment = alignment_of(kernel) == 1;
   for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{16, 1000, 3001}, Shape{4, 257, 70'000}, Shape{3, 33, 513},
                              Shape{16, 2048, 64}, Shape{9, 1, 1000}, Shape{8, 200, 17}, Shape{12, 129, 4099},
-                             Shape{5, 7, 40'000}}) {
+                             Shape{5, 7, 40'000}, Shape{6, 301, 2000}, Shape{13, 301, 2000}}) {
     for (const OpPair& ops : parse_ops("NN,NT,TN,TT")) {
       for (const Setting& s : {Setting{1.0f, 0.0f, 8, 8}, Setting{-0.75f, 1.25f, 0, 8}, Setting{0.5f, 0.0f, 0, 1}}) {
         if (s.ld_align == 1 && !any_alignment) continue;
