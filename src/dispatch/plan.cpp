@@ -265,12 +265,19 @@ LaunchPlan plan_schedule(const KernelEntry& e, int64_t m, int64_t n, int64_t k, 
 
 namespace {
 
+// Whether A's and B's rows are in 16-byte units (pointers and leading dimensions): TMA can read them, and
+// step 16 on tensor cores loads them directly.
+bool operand_rows_in_16_byte_units(const GemmArgs& a) {
+  const size_t bytes = size_of(a.precision.ab);
+  return impl::in_16_byte_units(a.A, a.lda, bytes) && impl::in_16_byte_units(a.B, a.ldb, bytes);
+}
+
 // Step 16 on CUDA cores (FP32 multiply-adds): for an FP32 call where it measured faster than the tiles; for
 // tf32 with op T where the operands' rows are not in 16-byte units, where it measured faster than step 16
 // on tensor cores (the tiles would copy them first).
 bool fp32_stream_pays(const GemmArgs& a) {
   if (a.precision.compute == Compute::kTF32) {
-    return a.opB == Op::T && !(impl::in_16_byte_units(a.A, a.lda, 4) && impl::in_16_byte_units(a.B, a.ldb, 4));
+    return a.opB == Op::T && !operand_rows_in_16_byte_units(a);
   }
   if (a.precision.compute != Compute::kF32) return false;
   const int64_t weight = a.n * a.k;
@@ -285,7 +292,7 @@ bool swapped_tiles_pay(const GemmArgs& a) {
   const bool tf32 = a.precision.compute == Compute::kTF32;
   if ((bytes != 2 && !tf32) || a.m > impl::kSmallMMaxM || a.k < impl::kSwapMinK || a.opA != Op::N) return false;
   if (a.batch > 1 || impl::grouped(a) || impl::device_matrices(a) || a.epilogue.any()) return false;
-  if (!impl::in_16_byte_units(a.A, a.lda, bytes) || !impl::in_16_byte_units(a.B, a.ldb, bytes)) return false;
+  if (!operand_rows_in_16_byte_units(a)) return false;
   if (tf32) return a.opB == Op::T || a.m > impl::kSwapTf32StreamMaxM || a.n < impl::kSwapManyRowsMaxN;
   if (a.m > impl::kSwapFewRowsMaxM && a.n >= impl::kSwapManyRowsMaxN) return false;
   if (a.opB == Op::N) return a.n <= impl::kSwapOpNMaxN;
@@ -300,7 +307,7 @@ bool small_mma_pays(const GemmArgs& a) {
   if (swapped_tiles_pay(a)) return false;
   const size_t bytes = size_of(a.precision.ab);
   if (bytes == 4) return a.opB == Op::N;
-  if (!impl::in_16_byte_units(a.A, a.lda, bytes) || !impl::in_16_byte_units(a.B, a.ldb, bytes)) return true;
+  if (!operand_rows_in_16_byte_units(a)) return true;
   if (a.opB == Op::T) return a.m <= impl::kSmallMmaOneTileMaxM || a.n < impl::kSmallMmaOpTTwoTileMinN;
   return a.m <= impl::kSmallMmaOpNMaxM && a.k >= impl::kSmallMmaOpNMinK && a.n >= impl::kSmallMmaOpNMinN;
 }
